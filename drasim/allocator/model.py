@@ -1,0 +1,116 @@
+"""ResourceSlices parsed once into slotted records the search can use without re-deriving facts.
+
+A `SliceRec` is built when a slice is added or updated and thrown away when it changes, so
+everything hanging off its devices (the CEL input, selector results) is dropped with it.
+k8s: staging/src/k8s.io/dynamic-resource-allocation/structured/internal/incubating/pools_incubating.go
+(the Go code converts each slice on every Allocate call; we convert once per slice version).
+"""
+from __future__ import annotations
+
+from fractions import Fraction
+
+from drasim.api.quantity import Quantity, parse_quantity
+
+
+class CapacityRec:
+    """One entry of `device.capacity` with its requestPolicy parsed (spec §12)."""
+
+    __slots__ = ("value", "policy", "default", "valid_values", "has_range", "range_min", "range_max", "range_step")
+
+    def __init__(self, raw: dict) -> None:
+        self.value: Quantity = parse_quantity(raw.get("value", "0"))
+        policy = raw.get("requestPolicy")
+        self.policy = policy is not None
+        policy = policy or {}
+        self.default: Quantity | None = _q(policy.get("default"))
+        values = policy.get("validValues")
+        self.valid_values: list[Quantity] | None = [parse_quantity(v) for v in values] if values is not None else None
+        rng = policy.get("validRange")
+        self.has_range = rng is not None
+        rng = rng or {}
+        self.range_min: Quantity | None = _q(rng.get("min"))
+        self.range_max: Quantity | None = _q(rng.get("max"))
+        self.range_step: Quantity | None = _q(rng.get("step"))
+
+
+def _q(value) -> Quantity | None:
+    return None if value is None else parse_quantity(value)
+
+
+class DeviceRec:
+    """One device of a slice, with the facts every Allocate call needs precomputed."""
+
+    __slots__ = ("name", "id", "driver", "pool", "raw", "capacity", "allow_multi", "consumes", "taints",
+                 "binding_conditions", "binding_failure_conditions", "binds_to_node",
+                 "node_name", "all_nodes", "node_selector", "sel_cache", "_cel_input", "cap_fits_empty")
+
+    def __init__(self, driver: str, pool: str, raw: dict) -> None:
+        self.name: str = raw.get("name", "")
+        # driver has no "/" and device names are DNS labels, so this string is a unique key.
+        self.id = f"{driver}/{pool}/{self.name}"
+        self.driver = driver
+        self.pool = pool
+        self.raw = raw
+        self.capacity: dict[str, CapacityRec] = {k: CapacityRec(v) for k, v in (raw.get("capacity") or {}).items()}
+        self.allow_multi = bool(raw.get("allowMultipleAllocations"))
+        self.consumes: list[tuple[str, dict[str, Fraction]]] = [
+            (c.get("counterSet", ""), {n: parse_quantity(v.get("value", "0")).value for n, v in (c.get("counters") or {}).items()})
+            for c in raw.get("consumesCounters") or ()]
+        self.taints: list[dict] = list(raw.get("taints") or ())
+        self.binding_conditions = raw.get("bindingConditions") or None
+        self.binding_failure_conditions = raw.get("bindingFailureConditions") or None
+        self.binds_to_node = bool(raw.get("bindsToNode"))
+        self.node_name: str = raw.get("nodeName") or ""
+        self.all_nodes = bool(raw.get("allNodes"))
+        self.node_selector: dict | None = raw.get("nodeSelector")
+        # expression text -> True/False, or a CEL error message (str); lives as long as this slice version.
+        self.sel_cache: dict[str, bool | str] = {}
+        self._cel_input = None
+        self.cap_fits_empty = _fits_without_requests(self.capacity)
+
+    def cel_input(self):
+        """The CEL `device` value, built on first use only (spec §10.2)."""
+        if self._cel_input is None:
+            from drasim.cel import device_input
+            self._cel_input = device_input(self.driver, self.raw)
+        return self._cel_input
+
+
+def _fits_without_requests(capacity: dict[str, CapacityRec]) -> bool:
+    """Whether a request without capacity requests fits an otherwise unused device (fast path of §12.2)."""
+    from drasim.allocator.capacity import consumed_amount, violates_policy
+    for cap in capacity.values():
+        consumed = consumed_amount(None, cap)
+        if violates_policy(consumed, cap) or consumed.value > cap.value.value:
+            return False
+    return True
+
+
+class SliceRec:
+    """One ResourceSlice version, parsed."""
+
+    __slots__ = ("name", "driver", "pool", "generation", "slice_count", "node_name", "all_nodes",
+                 "node_selector", "per_device", "per_device_set", "devices", "shared_counters", "raw")
+
+    def __init__(self, raw: dict) -> None:
+        spec = raw.get("spec") or {}
+        pool = spec.get("pool") or {}
+        self.raw = raw
+        self.name: str = (raw.get("metadata") or {}).get("name", "")
+        self.driver: str = spec.get("driver", "")
+        self.pool: str = pool.get("name", "")
+        self.generation: int = int(pool.get("generation") or 0)
+        self.slice_count: int = int(pool.get("resourceSliceCount") or 0)
+        self.node_name: str = spec.get("nodeName") or ""
+        self.all_nodes = bool(spec.get("allNodes"))
+        self.node_selector: dict | None = spec.get("nodeSelector")
+        self.per_device_set = spec.get("perDeviceNodeSelection") is not None
+        self.per_device = bool(spec.get("perDeviceNodeSelection"))
+        self.devices = [DeviceRec(self.driver, self.pool, d) for d in spec.get("devices") or ()]
+        self.shared_counters: list[tuple[str, dict[str, Fraction]]] = [
+            (cs.get("name", ""), {n: parse_quantity(v.get("value", "0")).value for n, v in (cs.get("counters") or {}).items()})
+            for cs in spec.get("sharedCounters") or ()]
+
+    @property
+    def pool_id(self) -> tuple[str, str]:
+        return (self.driver, self.pool)

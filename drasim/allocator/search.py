@@ -1,0 +1,344 @@
+"""The depth-first backtracking search of one Allocate call (spec §6, §8, §11, §12, §15, §16).
+
+k8s: staging/src/k8s.io/dynamic-resource-allocation/structured/internal/incubating/allocator_incubating.go
+(allocateOne, isSelectable, allocateDevice, checkAvailableCounters).
+
+The search walks claims, their requests and the devices each request needs, in order; for one
+request each next device is looked for after the previous one (combinations, not permutations).
+The first complete solution wins. Side effects of a tentative pick are undone on backtracking -
+except where Kubernetes does not undo them, which is reproduced on purpose and marked "Go quirk".
+"""
+from __future__ import annotations
+
+from collections.abc import Callable
+from fractions import Fraction
+
+from drasim.allocator.capacity import consumed_from_request, request_fits
+from drasim.allocator.features import Features
+from drasim.allocator.model import DeviceRec, SliceRec
+from drasim.allocator.nodeselector import NodeSelectorError, node_matches
+from drasim.allocator.pools import Pool
+from drasim.allocator.requests import PreparedClaim, ReqData
+from drasim.allocator.state import AllocatedState
+from drasim.api.devicetaints import prevents_allocation
+from drasim.errors import AllocationError
+
+RESULTS_MAX = 32  # k8s: resourceapi.AllocationResultsMaxSize
+
+_NO_SUCH_KEY_HINT = (". consider using CEL optional chaining (.? followed by orValue()) "
+                     "or guarding the check with has() for optional fields")
+
+
+class MaxSizeExceeded(Exception):
+    """A branch would put more than 32 results into one claim (errAllocationResultMaxSizeExceeded)."""
+
+
+class Pick:
+    """One tentatively allocated device."""
+
+    __slots__ = ("rd", "dev", "slice", "share_id", "consumed")
+
+    def __init__(self, rd: ReqData, dev: DeviceRec, slice_: SliceRec, share_id: str | None, consumed) -> None:
+        self.rd, self.dev, self.slice, self.share_id, self.consumed = rd, dev, slice_, share_id, consumed
+
+
+def enhance_runtime_error(msg: str) -> str:
+    """k8s: dynamic-resource-allocation/cel/errors.go EnhanceRuntimeError (idempotent)."""
+    if "no such key:" in msg and _NO_SUCH_KEY_HINT not in msg:
+        return msg + _NO_SUCH_KEY_HINT
+    return msg
+
+
+class Selection:
+    """Selector evaluation with per-device memo (spec §10): class first, stop at the first false."""
+
+    def __init__(self, node: dict, features: Features) -> None:
+        self.node = node
+        self.features = features
+
+    def is_selectable(self, rd: ReqData, dev: DeviceRec, slice_: SliceRec, label: str) -> bool:
+        if not self.features.device_binding and dev.binding_conditions:
+            return False
+        key = rd.sel_key
+        ok = dev.sel_cache.get(key)
+        if ok is None:
+            ok = (self._all_match(dev, rd.klass.selectors, f"class {rd.klass.name}")
+                  and self._all_match(dev, rd.selectors, f"claim {label}"))
+            dev.sel_cache[key] = ok
+        if ok and slice_.per_device:
+            try:
+                return node_matches(self.node, dev.node_name, dev.all_nodes, dev.node_selector)
+            except NodeSelectorError as exc:
+                raise AllocationError(f"failed to parse node selector: {exc}") from None
+        return ok
+
+    def _all_match(self, dev: DeviceRec, selectors: tuple[str, ...], owner: str) -> bool:
+        for i, expr in enumerate(selectors):
+            if not self._matches(dev, expr, i, owner):
+                return False
+        return True
+
+    @staticmethod
+    def _matches(dev: DeviceRec, expr: str, index: int, owner: str) -> bool:
+        cached = dev.sel_cache.get(expr)
+        if cached is True or cached is False:
+            return cached
+        from drasim.cel import CelCompileError, CelRuntimeError, compile_selector
+        try:
+            selector = compile_selector(expr)
+        except CelCompileError as exc:
+            raise AllocationError(f"{owner}: selector #{index}: CEL compile error: {exc}") from None
+        if cached is None:
+            try:
+                cached = bool(selector.matches(dev.cel_input()))
+            except CelRuntimeError as exc:
+                cached = enhance_runtime_error(str(exc))
+            dev.sel_cache[expr] = cached
+        if isinstance(cached, str):
+            raise AllocationError(f"{owner}: selector #{index} on device {dev.id}: CEL runtime error: {cached}")
+        return cached
+
+
+class Search:
+    """State of one Allocate call: what is being allocated, counters and capacity taken so far."""
+
+    def __init__(self, features: Features, state: AllocatedState, selection: Selection,
+                 claims: list[PreparedClaim], requests: list[list[list[ReqData]]],
+                 candidates: list[tuple[DeviceRec, SliceRec, Pool]], share_id: Callable[[], str]) -> None:
+        self.features = features
+        self.state = state
+        self.selection = selection
+        self.claims = claims
+        self.requests = requests
+        self.candidates = candidates
+        self.share_id = share_id
+        self.constraints = [c.new_constraints() for c in claims]
+        self.results: list[list[Pick]] = [[] for _ in claims]
+        self.selected: list[list[int]] = [[0] * len(r) for r in requests]
+        self.allocating: dict[str, set[int]] = {}           # device id -> claim indices
+        self.allocating_capacity: dict[str, dict[str, Fraction]] = {}
+        self.available: dict[str, dict[str, dict[str, Fraction]]] = {}  # keyed by pool NAME (Go quirk §11.2)
+        self.consumed: dict[str, dict[str, dict[str, Fraction]]] = {}
+
+    # --- the recursion ------------------------------------------------------------------------
+
+    def run(self) -> bool:
+        return self.allocate_one(0, 0, 0, 0, False, 0)
+
+    def allocate_one(self, ci: int, ri: int, si: int, di: int, in_sub: bool, start: int) -> bool:
+        if ci >= len(self.claims):
+            return True  # first full solution wins
+        claim_requests = self.requests[ci]
+        if ri >= len(claim_requests):
+            try:
+                return self.allocate_one(ci + 1, 0, 0, 0, False, 0)
+            except MaxSizeExceeded:
+                return False  # another branch of an earlier claim may pick a smaller subrequest
+        subs = claim_requests[ri]
+        rd = subs[si]
+        if not in_sub and rd.parent is not None:
+            return self._first_available(ci, ri, di, subs)
+        if rd.all_mode and not rd.all_devices:
+            return False  # an empty "all" set means no allocation on this node (§15.2)
+        if di >= rd.num_devices:
+            return self.allocate_one(ci, ri + 1, 0, 0, False, 0)
+        if len(self.results[ci]) + rd.num_devices - di > RESULTS_MAX:
+            raise MaxSizeExceeded
+        if rd.all_mode:
+            return self._next_of_all(ci, ri, si, di, in_sub, rd)
+        return self._next_device(ci, ri, si, di, in_sub, start, rd)
+
+    def _first_available(self, ci: int, ri: int, di: int, subs: list[ReqData]) -> bool:
+        all_exceeded = True
+        for k in range(len(subs)):
+            try:
+                ok = self.allocate_one(ci, ri, k, di, True, 0)
+            except MaxSizeExceeded:
+                continue  # the next subrequest may need fewer devices
+            all_exceeded = False
+            if ok:
+                self.selected[ci][ri] = k
+                return True
+        if all_exceeded:
+            raise MaxSizeExceeded
+        return False
+
+    def _next_of_all(self, ci: int, ri: int, si: int, di: int, in_sub: bool, rd: ReqData) -> bool:
+        dev, slice_, pool = rd.all_devices[di]
+        undo = self.allocate_device(ci, rd, dev, slice_, pool, True)
+        if undo is None:
+            return False  # every device of the set must be usable (§15.3)
+        try:
+            done = self.allocate_one(ci, ri, si, di + 1, in_sub, 0)
+        except BaseException:
+            undo()
+            raise
+        if not done:
+            undo()
+        return done
+
+    def _next_device(self, ci: int, ri: int, si: int, di: int, in_sub: bool, start: int, rd: ReqData) -> bool:
+        state, allocating = self.state, self.allocating
+        admin = rd.admin
+        label = self.claims[ci].label
+        consumable = self.features.consumable_capacity
+        is_selectable = self.selection.is_selectable
+        candidates = self.candidates
+        for idx in range(start, len(candidates)):
+            dev, slice_, pool = candidates[idx]
+            dev_id = dev.id
+            # "In use" is cheap and comes before any CEL, so in-use devices never raise CEL errors (§8.2).
+            if admin:
+                claims_using = allocating.get(dev_id)
+                if claims_using and ci in claims_using:
+                    continue
+            elif state.is_exclusive(dev_id) or allocating.get(dev_id):
+                continue
+            if not is_selectable(rd, dev, slice_, label):
+                continue
+            if consumable and not self._capacity_fits(rd, dev):
+                continue
+            undo = self.allocate_device(ci, rd, dev, slice_, pool, False)
+            if undo is None:
+                continue
+            try:
+                done = self.allocate_one(ci, ri, si, di + 1, in_sub, idx + 1)
+            except BaseException:
+                undo()
+                raise
+            if done:
+                return True
+            undo()
+        return False
+
+    # --- one device ---------------------------------------------------------------------------
+
+    def _capacity_fits(self, rd: ReqData, dev: DeviceRec) -> bool:
+        if not dev.capacity and not rd.cap_requests:
+            return True
+        return request_fits(dev, rd.cap_requests, self.state.consumed_capacity(dev.id),
+                            self.allocating_capacity.get(dev.id))
+
+    def allocate_device(self, ci: int, rd: ReqData, dev: DeviceRec, slice_: SliceRec, pool: Pool,
+                        must: bool) -> Callable[[], None] | None:
+        """allocateDevice: availability, counters, taints, constraints; returns an undo function or None."""
+        features = self.features
+        dev_id = dev.id
+        multi = features.consumable_capacity and dev.allow_multi
+        claims_using = self.allocating.get(dev_id)
+        if not multi and rd.admin and claims_using and ci in claims_using:
+            return None
+        if not rd.admin and (self.state.is_exclusive(dev_id) or claims_using):
+            return None
+        if not features.partitionable_devices and dev.consumes:
+            return None
+        skip_counters = multi and (self.state.consumed_capacity(dev_id) is not None or dev_id in self.allocating_capacity)
+        if not skip_counters and dev.consumes and not self._take_counters(dev, pool):
+            return None
+        # Go quirk: counters taken above are not returned when a later check below fails.
+        if features.device_taints and dev.taints:
+            for taint in dev.taints:
+                if prevents_allocation(taint, rd.tolerations):
+                    return None
+        request, subrequest = (rd.parent, rd.name) if rd.parent is not None else (rd.name, "")
+        constraints = self.constraints[ci]
+        for i, constraint in enumerate(constraints):
+            if not constraint.add(request, subrequest, dev):
+                if must:
+                    raise AllocationError(f"claim {self.claims[ci].label}, request {rd.name}: cannot add device "
+                                          f"{dev_id} because a claim constraint would not be satisfied")
+                for earlier in constraints[:i]:
+                    earlier.remove(request, subrequest, dev)
+                return None
+        using = self.allocating.setdefault(dev_id, set())
+        if not multi:
+            using.add(ci)
+        consumed, share = None, None
+        if features.consumable_capacity:
+            if not self._capacity_fits(rd, dev):
+                return None  # Go quirk: nothing above is rolled back (unreachable for ExactCount)
+            if multi:
+                consumed = consumed_from_request(dev, rd.cap_requests)
+                share = self.share_id()
+                self._add_capacity(dev_id, consumed)
+        results = self.results[ci]
+        before = len(results)
+        results.append(Pick(rd, dev, slice_, share, consumed or None))
+
+        def undo() -> None:
+            for constraint in constraints:
+                constraint.remove(request, subrequest, dev)
+            using.discard(ci)
+            if not using and self.allocating.get(dev_id) is using:
+                del self.allocating[dev_id]
+            if multi:
+                if consumed:  # Go quirk: an empty consumption stays recorded as "capacity in use"
+                    self._remove_capacity(dev_id, consumed)
+            elif features.partitionable_devices and dev.consumes:
+                self._return_counters(dev, pool)
+            del results[before:]
+        return undo
+
+    # --- capacity and counters bookkeeping ----------------------------------------------------
+
+    def _add_capacity(self, dev_id: str, consumed: dict) -> None:
+        agg = self.allocating_capacity.setdefault(dev_id, {})
+        for name, q in consumed.items():
+            agg[name] = agg.get(name, 0) + q.value
+
+    def _remove_capacity(self, dev_id: str, consumed: dict) -> None:
+        agg = self.allocating_capacity.get(dev_id)
+        if agg is None:
+            return
+        for name, q in consumed.items():
+            if name in agg:
+                agg[name] -= q.value
+        if all(v == 0 for v in agg.values()):
+            del self.allocating_capacity[dev_id]
+
+    def _available(self, pool: Pool) -> dict[str, dict[str, Fraction]]:
+        """Counter sets minus what allocated devices consume; may go negative (§11.2)."""
+        token = self.state.token
+        if pool.avail_cache is not None and pool.avail_cache[0] == token:
+            return pool.avail_cache[1]
+        avail = {name: dict(counters) for name, counters in pool.counter_sets.items()}
+        is_allocated = self.state.is_allocated
+        for dev in pool.all_devices():
+            if dev.consumes and is_allocated(dev.id):
+                for set_name, counters in dev.consumes:
+                    target = avail.get(set_name)
+                    if target is None:
+                        continue
+                    for name, value in counters.items():
+                        if name in target:
+                            target[name] -= value
+        pool.avail_cache = (token, avail)
+        return avail
+
+    def _take_counters(self, dev: DeviceRec, pool: Pool) -> bool:
+        name = pool.pool  # Go quirk: keyed by pool name alone, first pool of that name wins
+        avail = self.available.get(name)
+        if avail is None:
+            avail = self.available[name] = self._available(pool)
+        consumed = self.consumed.setdefault(name, {})
+        for set_name, counters in dev.consumes:
+            used = consumed.setdefault(set_name, {})
+            for counter, value in counters.items():
+                used[counter] = used.get(counter, 0) + value
+        # Any counter of any set of the pool short -> reject (quirk §21.6).
+        for set_name, counters in avail.items():
+            used = consumed.get(set_name) or {}
+            for counter, value in counters.items():
+                if value < used.get(counter, 0):
+                    self._return_counters(dev, pool)
+                    return False
+        return True
+
+    def _return_counters(self, dev: DeviceRec, pool: Pool) -> None:
+        consumed = self.consumed.get(pool.pool) or {}
+        for set_name, counters in dev.consumes:
+            used = consumed.get(set_name)
+            if used is None:
+                continue
+            for counter, value in counters.items():
+                used[counter] = used.get(counter, 0) - value

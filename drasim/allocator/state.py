@@ -1,0 +1,105 @@
+"""What is already allocated in the cluster (spec §9).
+
+k8s: staging/src/k8s.io/dynamic-resource-allocation/structured/schedulerapi/types.go (AllocatedState),
+pkg/scheduler/framework/plugins/dynamicresources/allocateddevices.go (foreachAllocatedDevice).
+
+Kubernetes rebuilds this state from all claims each cycle; here it is kept incrementally with
+reference counts, which gives the same answer as a rebuild after any sequence of add/remove.
+"""
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable
+from fractions import Fraction
+
+from drasim.api.quantity import parse_quantity
+
+_tokens = itertools.count(1)
+
+
+class AllocatedState:
+    """Exclusively allocated devices, shares of shareable devices and their aggregated consumed capacity."""
+
+    __slots__ = ("consumable_capacity", "_exclusive", "_shares", "_capacity", "_capacity_refs", "token")
+
+    def __init__(self, consumable_capacity: bool = True) -> None:
+        # With DRAConsumableCapacity off, results with a shareID count as exclusive (as in Kubernetes).
+        self.consumable_capacity = consumable_capacity
+        self._exclusive: dict[str, int] = {}
+        self._shares: dict[str, int] = {}
+        self._capacity: dict[str, dict[str, Fraction]] = {}
+        self._capacity_refs: dict[str, int] = {}
+        self.token = next(_tokens)  # changes on every mutation; keys caches derived from this state
+
+    @classmethod
+    def from_claims(cls, claims: Iterable[dict], consumable_capacity: bool = True) -> AllocatedState:
+        """State of every claim that has `status.allocation`."""
+        state = cls(consumable_capacity)
+        for claim in claims:
+            allocation = (claim.get("status") or {}).get("allocation")
+            if allocation:
+                state.add(allocation)
+        return state
+
+    def add(self, allocation: dict) -> None:
+        """Record an allocation (a `status.allocation` dict) as taken."""
+        self._apply(allocation, +1)
+
+    def remove(self, allocation: dict) -> None:
+        """Release an allocation previously added."""
+        self._apply(allocation, -1)
+
+    def copy(self) -> AllocatedState:
+        other = AllocatedState(self.consumable_capacity)
+        other._exclusive = dict(self._exclusive)
+        other._shares = dict(self._shares)
+        other._capacity = {k: dict(v) for k, v in self._capacity.items()}
+        other._capacity_refs = dict(self._capacity_refs)
+        return other
+
+    def _apply(self, allocation: dict, sign: int) -> None:
+        self.token = next(_tokens)
+        for result in (allocation.get("devices") or {}).get("results") or ():
+            if result.get("adminAccess"):
+                continue  # admin access never blocks anyone (§9.1)
+            device_id = f"{result.get('driver', '')}/{result.get('pool', '')}/{result.get('device', '')}"
+            if self.consumable_capacity and result.get("shareID") is not None:
+                _bump(self._shares, device_id, sign)
+                consumed = result.get("consumedCapacity")
+                if consumed is not None:
+                    self._apply_capacity(device_id, consumed, sign)
+                continue
+            _bump(self._exclusive, device_id, sign)
+
+    def _apply_capacity(self, device_id: str, consumed: dict, sign: int) -> None:
+        agg = self._capacity.setdefault(device_id, {})
+        for name, quantity in consumed.items():
+            agg[name] = agg.get(name, 0) + sign * parse_quantity(quantity).value
+        _bump(self._capacity_refs, device_id, sign)
+        if device_id not in self._capacity_refs:
+            del self._capacity[device_id]
+
+    # --- queries used by the search -------------------------------------------------------------
+
+    def is_exclusive(self, device_id: str) -> bool:
+        """Allocated without a share: never a candidate for a non-admin request (§9.2)."""
+        return device_id in self._exclusive
+
+    def consumed_capacity(self, device_id: str) -> dict[str, Fraction] | None:
+        """Aggregated consumed capacity of a shared device, or None if no share recorded any."""
+        return self._capacity.get(device_id)
+
+    def is_allocated(self, device_id: str) -> bool:
+        """Allocated in any way (exclusive or shared): its counters are consumed (§11.2)."""
+        return device_id in self._exclusive or device_id in self._shares or device_id in self._capacity
+
+    def exclusive_devices(self) -> set[str]:
+        return set(self._exclusive)
+
+
+def _bump(counts: dict[str, int], key: str, sign: int) -> None:
+    n = counts.get(key, 0) + sign
+    if n > 0:
+        counts[key] = n
+    else:
+        counts.pop(key, None)

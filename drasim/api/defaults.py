@@ -1,0 +1,184 @@
+"""Defaulting as the v1.37 API server does it, for the fields drasim uses.
+
+k8s: pkg/apis/resource/v1/defaults.go, pkg/apis/core/v1/defaults.go,
+     plugin/pkg/admission/defaulttolerationseconds (default admission plugin).
+Functions take a copy and fill it in place; `now` is the virtual time (RFC 3339).
+"""
+from __future__ import annotations
+
+DEFAULT_NAMESPACE = "default"
+DEFAULT_SCHEDULER = "default-scheduler"
+# k8s: plugin/pkg/admission/defaulttolerationseconds: 300 s for not-ready and unreachable.
+_DEFAULT_TOLERATION_SECONDS = 300
+_NODE_PROBLEM_TAINTS = ("node.kubernetes.io/not-ready", "node.kubernetes.io/unreachable")
+
+
+def _device_request(req: dict) -> None:
+    """allocationMode defaults to ExactCount; ExactCount without count means 1 (allocator.md §4.1)."""
+    if not isinstance(req, dict):
+        return
+    if req.get("allocationMode") in (None, ""):
+        req["allocationMode"] = "ExactCount"
+    if req["allocationMode"] == "ExactCount" and not req.get("count"):
+        req["count"] = 1
+    for tol in req.get("tolerations") or ():
+        if isinstance(tol, dict) and not tol.get("operator"):
+            tol["operator"] = "Equal"  # allocator.md §4.2
+
+
+def _claim_spec(spec: dict | None) -> None:
+    if not isinstance(spec, dict):
+        return
+    devices = spec.get("devices")
+    if not isinstance(devices, dict):
+        return
+    for req in devices.get("requests") or ():
+        if not isinstance(req, dict):
+            continue
+        if isinstance(req.get("exactly"), dict):
+            _device_request(req["exactly"])
+        for sub in req.get("firstAvailable") or ():
+            _device_request(sub)
+
+
+def _taint(taint: dict, now: str) -> None:
+    """timeAdded defaults to now, whole seconds (device-taints.md §3.4)."""
+    if isinstance(taint, dict) and not taint.get("timeAdded"):
+        taint["timeAdded"] = now
+
+
+def default_resource_claim(obj: dict, now: str) -> None:
+    _claim_spec(obj.get("spec"))
+
+
+def default_resource_claim_template(obj: dict, now: str) -> None:
+    spec = obj.get("spec")
+    if isinstance(spec, dict):
+        _claim_spec(spec.get("spec"))
+
+
+def default_resource_slice(obj: dict, now: str) -> None:
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return
+    for device in spec.get("devices") or ():
+        if isinstance(device, dict):
+            for taint in device.get("taints") or ():
+                _taint(taint, now)
+
+
+def default_device_taint_rule(obj: dict, now: str, old: dict | None = None) -> None:
+    """timeAdded: now on create; on an effect change without a new timeAdded, reset to now (§3.5)."""
+    spec = obj.get("spec")
+    if not isinstance(spec, dict) or not isinstance(spec.get("taint"), dict):
+        return
+    taint = spec["taint"]
+    if old is not None:
+        old_taint = (old.get("spec") or {}).get("taint") or {}
+        if taint.get("effect") != old_taint.get("effect") and taint.get("timeAdded") in (None, old_taint.get("timeAdded")):
+            taint["timeAdded"] = now
+        elif not taint.get("timeAdded"):
+            taint["timeAdded"] = old_taint.get("timeAdded") or now
+    _taint(taint, now)
+
+
+def _container(c: dict) -> None:
+    """Limits missing from requests are copied into requests (extended-resources.md §4.1)."""
+    if not isinstance(c, dict):
+        return
+    resources = c.get("resources")
+    if not isinstance(resources, dict):
+        return
+    limits = resources.get("limits")
+    if isinstance(limits, dict) and limits:
+        requests = resources.setdefault("requests", {})
+        if isinstance(requests, dict):
+            for name, value in limits.items():
+                requests.setdefault(name, value)
+
+
+def default_pod(obj: dict, now: str) -> None:
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return
+    for c in (spec.get("containers") or []) + (spec.get("initContainers") or []):
+        _container(c)
+    spec.setdefault("restartPolicy", "Always")
+    spec.setdefault("schedulerName", DEFAULT_SCHEDULER)
+    spec.setdefault("terminationGracePeriodSeconds", 30)
+    spec.setdefault("dnsPolicy", "ClusterFirst")
+    spec.setdefault("priority", 0)
+    tolerations = spec.setdefault("tolerations", [])
+    if isinstance(tolerations, list):
+        for key in _NODE_PROBLEM_TAINTS:
+            if not any(isinstance(t, dict) and t.get("key") == key and t.get("effect") in ("NoExecute", None, "")
+                       for t in tolerations):
+                tolerations.append({"key": key, "operator": "Exists", "effect": "NoExecute",
+                                    "tolerationSeconds": _DEFAULT_TOLERATION_SECONDS})
+    status = obj.setdefault("status", {})
+    if isinstance(status, dict):
+        status.setdefault("phase", "Pending")
+        status.setdefault("qosClass", qos_class(spec))
+
+
+def qos_class(spec: dict) -> str:
+    """k8s: pkg/apis/core/v1/helper/qos: Guaranteed, Burstable or BestEffort (cpu and memory only)."""
+    containers = [c for c in (spec.get("containers") or []) + (spec.get("initContainers") or []) if isinstance(c, dict)]
+    any_set = False
+    guaranteed = True
+    for c in containers:
+        res = c.get("resources") or {}
+        req = res.get("requests") or {} if isinstance(res, dict) else {}
+        lim = res.get("limits") or {} if isinstance(res, dict) else {}
+        for name in ("cpu", "memory"):
+            if name in req or name in lim:
+                any_set = True
+            if name not in lim or (name in req and str(req[name]) != str(lim[name])):
+                guaranteed = False
+    if not any_set:
+        return "BestEffort"
+    return "Guaranteed" if guaranteed else "Burstable"
+
+
+def default_node(obj: dict, now: str) -> None:
+    """allocatable defaults to capacity, as the node lifecycle does for static nodes."""
+    status = obj.setdefault("status", {})
+    if isinstance(status, dict) and isinstance(status.get("capacity"), dict) and "allocatable" not in status:
+        status["allocatable"] = dict(status["capacity"])
+
+
+def default_namespace(obj: dict, now: str) -> None:
+    spec = obj.setdefault("spec", {})
+    if isinstance(spec, dict):
+        spec.setdefault("finalizers", ["kubernetes"])
+    status = obj.setdefault("status", {})
+    if isinstance(status, dict):
+        status.setdefault("phase", "Active")
+    md = obj.setdefault("metadata", {})
+    labels = md.setdefault("labels", {})
+    if isinstance(labels, dict) and md.get("name"):
+        labels.setdefault("kubernetes.io/metadata.name", md["name"])
+
+
+_BY_KIND = {
+    "ResourceClaim": default_resource_claim,
+    "ResourceClaimTemplate": default_resource_claim_template,
+    "ResourceSlice": default_resource_slice,
+    "Pod": default_pod,
+    "Node": default_node,
+    "Namespace": default_namespace,
+}
+
+
+def apply_defaults(obj: dict, now: str, old: dict | None = None, namespaced: bool = False) -> dict:
+    """Default a (copied) object in place and return it."""
+    md = obj.setdefault("metadata", {})
+    if namespaced and isinstance(md, dict) and not md.get("namespace"):
+        md["namespace"] = DEFAULT_NAMESPACE
+    if obj.get("kind") == "DeviceTaintRule":
+        default_device_taint_rule(obj, now, old)
+    else:
+        fn = _BY_KIND.get(obj.get("kind", ""))
+        if fn is not None:
+            fn(obj, now)
+    return obj

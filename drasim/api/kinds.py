@@ -1,0 +1,75 @@
+"""The kinds drasim serves, declared once (as kr8s does) and used by the loader,
+the store, the output and the API server's discovery.
+
+v1.37 serves the DRA kinds at resource.k8s.io/v1 only by default; v1beta1,
+v1beta2 and v1alpha3 exist in the code but are not served (spec
+device-taints.md §1.2), and there is no device.k8s.io group (§1.3).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Kind:
+    group: str          # "" for the core group
+    version: str
+    kind: str
+    plural: str
+    namespaced: bool
+    has_status: bool = True
+
+    @property
+    def api_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+    @property
+    def kind_group(self) -> str:
+        """How API errors name the kind: `DeviceClass.resource.k8s.io`, `Pod`."""
+        return f"{self.kind}.{self.group}" if self.group else self.kind
+
+    @property
+    def resource(self) -> str:
+        """`deviceclasses.resource.k8s.io`, `pods` (as kubectl prints resources)."""
+        return f"{self.plural}.{self.group}" if self.group else self.plural
+
+
+RESOURCE_GROUP = "resource.k8s.io"
+
+## core/v1
+NAMESPACE = Kind("", "v1", "Namespace", "namespaces", namespaced=False)
+NODE = Kind("", "v1", "Node", "nodes", namespaced=False)
+POD = Kind("", "v1", "Pod", "pods", namespaced=True)
+RESOURCE_QUOTA = Kind("", "v1", "ResourceQuota", "resourcequotas", namespaced=True)
+EVENT = Kind("", "v1", "Event", "events", namespaced=True, has_status=False)
+
+## resource.k8s.io/v1
+DEVICE_CLASS = Kind(RESOURCE_GROUP, "v1", "DeviceClass", "deviceclasses", namespaced=False, has_status=False)
+RESOURCE_SLICE = Kind(RESOURCE_GROUP, "v1", "ResourceSlice", "resourceslices", namespaced=False, has_status=False)
+RESOURCE_CLAIM = Kind(RESOURCE_GROUP, "v1", "ResourceClaim", "resourceclaims", namespaced=True)
+RESOURCE_CLAIM_TEMPLATE = Kind(RESOURCE_GROUP, "v1", "ResourceClaimTemplate", "resourceclaimtemplates",
+                               namespaced=True, has_status=False)
+DEVICE_TAINT_RULE = Kind(RESOURCE_GROUP, "v1", "DeviceTaintRule", "devicetaintrules", namespaced=False)
+
+ALL_KINDS: tuple[Kind, ...] = (
+    NAMESPACE, NODE, POD, RESOURCE_QUOTA, EVENT,
+    DEVICE_CLASS, RESOURCE_SLICE, RESOURCE_CLAIM, RESOURCE_CLAIM_TEMPLATE, DEVICE_TAINT_RULE,
+)
+BY_KIND: dict[str, Kind] = {k.kind: k for k in ALL_KINDS}
+BY_API: dict[tuple[str, str], Kind] = {(k.api_version, k.kind): k for k in ALL_KINDS}
+
+# Kinds a user may put in manifests (Events are only written by components).
+INPUT_KINDS: tuple[Kind, ...] = tuple(k for k in ALL_KINDS if k is not EVENT)
+
+# Output order of `drasim simulate -o json|yaml`: infrastructure first, then workloads.
+OUTPUT_ORDER: tuple[Kind, ...] = (
+    NAMESPACE, NODE, DEVICE_CLASS, RESOURCE_SLICE, DEVICE_TAINT_RULE,
+    RESOURCE_CLAIM_TEMPLATE, RESOURCE_CLAIM, POD, RESOURCE_QUOTA,
+)
+
+# Versions of resource.k8s.io that exist in Kubernetes but that v1.37 does not serve by default.
+UNSERVED_RESOURCE_VERSIONS = ("v1beta2", "v1beta1", "v1alpha3", "v1alpha2")
+
+
+def lookup(api_version: str, kind: str) -> Kind | None:
+    return BY_API.get((api_version, kind))

@@ -1,0 +1,130 @@
+"""Reading manifests: YAML and JSON files, multi-document files, folders and `kind: List`.
+
+Everything `kubectl apply -f` accepts, including `kubectl get ... -o yaml`
+output, so a user can snapshot a live cluster and simulate on it. Each
+document is identified by file and document number for error messages.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+
+from drasim.api import kinds
+from drasim.errors import ManifestError
+
+MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+
+# Fields the API server owns or that make no sense to replay from a snapshot.
+_DROPPED_METADATA = ("managedFields", "selfLink")
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """One object read from a manifest, with where it came from."""
+
+    source: str      # "cluster/gpu.yaml#2" (document number, 1-based)
+    kind: kinds.Kind
+    obj: dict
+
+
+def manifest_files(paths: list[str | Path]) -> list[Path]:
+    """Files named directly, and manifest files of folders (recursively, sorted)."""
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            out.extend(sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in MANIFEST_SUFFIXES))
+        elif p.is_file():
+            out.append(p)
+        else:
+            raise ManifestError(f"{p}: no such file or directory")
+    return out
+
+
+def _parse(path: Path, text: str) -> list:
+    try:
+        if path.suffix == ".json":
+            data = json.loads(text)
+            return [data]
+        return list(yaml.safe_load_all(text))
+    except json.JSONDecodeError as e:
+        raise ManifestError(f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        problem = getattr(e, "problem", None) or str(e)
+        raise ManifestError(f"{path}: invalid YAML{where}: {problem}") from None
+
+
+def _expand(doc, where: str):
+    """Yield (source, object) for a document, flattening `kind: List` (and `*List`) items."""
+    if doc is None:
+        return
+    if not isinstance(doc, dict):
+        raise ManifestError(f"{where}: a manifest must be a mapping (an object), not {type(doc).__name__}")
+    kind = doc.get("kind")
+    if isinstance(kind, str) and kind.endswith("List") and "items" in doc:
+        items = doc.get("items") or []
+        if not isinstance(items, list):
+            raise ManifestError(f"{where}: items: must be a list")
+        for i, item in enumerate(items):
+            yield from _expand(item, f"{where} items[{i}]")
+        return
+    yield where, doc
+
+
+def resolve_kind(obj: dict, source: str) -> kinds.Kind:
+    api_version, kind = obj.get("apiVersion"), obj.get("kind")
+    if not isinstance(kind, str) or not kind:
+        raise ManifestError(f"{source}: Object 'Kind' is missing")
+    if not isinstance(api_version, str) or not api_version:
+        raise ManifestError(f"{source}: Object 'apiVersion' is missing")
+    found = kinds.lookup(api_version, kind)
+    if found is None or found is kinds.EVENT:
+        hint = ""
+        group, _, version = api_version.rpartition("/")
+        if group == kinds.RESOURCE_GROUP and version in kinds.UNSERVED_RESOURCE_VERSIONS:
+            hint = f" ({api_version} is not served by Kubernetes v1.37 by default; use {kinds.RESOURCE_GROUP}/v1)"
+        elif kinds.BY_KIND.get(kind) is not None and kind != "Event":
+            hint = f" (use apiVersion {kinds.BY_KIND[kind].api_version})"
+        else:
+            known = ", ".join(f"{k.api_version} {k.kind}" for k in kinds.INPUT_KINDS)
+            hint = f" (drasim knows: {known})"
+        name = (obj.get("metadata") or {}).get("name", "") if isinstance(obj.get("metadata"), dict) else ""
+        raise ManifestError(f'{source}: resource mapping not found for name: "{name}": '
+                            f'no matches for kind "{kind}" in version "{api_version}"{hint}')
+    return found
+
+
+def _clean(obj: dict, source: str) -> dict:
+    md = obj.get("metadata")
+    if md is None:
+        md = {}
+    if not isinstance(md, dict):
+        raise ManifestError(f"{source}: metadata: must be an object")
+    obj = dict(obj)
+    obj["metadata"] = {k: v for k, v in md.items() if k not in _DROPPED_METADATA}
+    return obj
+
+
+def load_file(path: Path) -> list[Document]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ManifestError(f"{path}: cannot read: {e}") from None
+    docs: list[Document] = []
+    for number, raw in enumerate(_parse(path, text), start=1):
+        for source, obj in _expand(raw, f"{path}#{number}"):
+            kind = resolve_kind(obj, source)
+            docs.append(Document(source, kind, _clean(obj, source)))
+    return docs
+
+
+def load_paths(paths: list[str | Path]) -> list[Document]:
+    """All documents of the given files and folders, in order."""
+    out: list[Document] = []
+    for f in manifest_files(paths):
+        out.extend(load_file(f))
+    return out

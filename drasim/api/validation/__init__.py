@@ -1,0 +1,56 @@
+"""API-server validation of the kinds drasim accepts.
+
+Each validator takes the (defaulted) object and, for an update, the stored old one,
+and returns FieldErrors in the API server's order and wording. Validators never
+raise on malformed input: a value of the wrong JSON type is reported as a field error.
+
+    validate_object(obj, old=None) -> list[FieldError]   dispatch on obj["kind"]
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from drasim.api.fielderrors import FieldError, Path, invalid
+from drasim.api.validation.claim import validate_resource_claim, validate_resource_claim_template
+from drasim.api.validation.core import validate_namespace, validate_node, validate_pod, validate_resource_quota
+from drasim.api.validation.resource import validate_device_class, validate_device_taint_rule
+from drasim.api.validation.slice import validate_resource_slice
+
+Validator = Callable[[dict, "dict | None"], list[FieldError]]
+
+VALIDATORS: dict[str, Validator] = {
+    "DeviceClass": validate_device_class,
+    "ResourceSlice": validate_resource_slice,
+    "ResourceClaim": validate_resource_claim,
+    "ResourceClaimTemplate": validate_resource_claim_template,
+    "DeviceTaintRule": validate_device_taint_rule,
+    "Pod": validate_pod,
+    "Node": validate_node,
+    "Namespace": validate_namespace,
+    "ResourceQuota": validate_resource_quota,
+}
+
+
+def validate_object(obj: object, old: object = None) -> list[FieldError]:
+    """Validate a create (old is None) or an update; unknown kinds are not validated."""
+    if not isinstance(obj, dict):
+        return [invalid(Path(), obj, "must be an object")]
+    validator = VALIDATORS.get(obj.get("kind")) if isinstance(obj.get("kind"), str) else None
+    if validator is None:
+        return []
+    return validator(obj, old if isinstance(old, dict) else None)
+
+
+__all__ = [
+    "VALIDATORS",
+    "validate_device_class",
+    "validate_device_taint_rule",
+    "validate_namespace",
+    "validate_node",
+    "validate_object",
+    "validate_pod",
+    "validate_resource_claim",
+    "validate_resource_claim_template",
+    "validate_resource_quota",
+    "validate_resource_slice",
+]

@@ -1,0 +1,280 @@
+"""Core (v1) validation for the fields drasim uses: Pod, Node, Namespace, ResourceQuota.
+
+k8s: pkg/apis/core/validation/validation.go (validateContainerResourceName, validateResourceRequirements,
+     validatePodResourceClaim(s), validateResourceClaimNames, ValidateNodeSelector, ValidateNode,
+     ValidateResourceQuotaSpec), pkg/apis/core/helper/helpers.go.
+Spec: extended-resources.md §2.6 (63-byte name part), §4.2-§4.3 (non-overcommittable names).
+
+Only what drasim models is checked; the rest of PodSpec is accepted as is.
+A quantity that does not parse is a decode error in Kubernetes; here it is reported
+as an `Invalid value` on its field with the parser's message.
+"""
+from __future__ import annotations
+
+from drasim.api.fielderrors import Path, duplicate, forbidden, invalid, not_found, required
+from drasim.api.quantity import Quantity
+from drasim.api.validation import common
+from drasim.api.validation.common import BAD, Errors, dict_items, get_dict, get_list, get_str
+
+_STANDARD_CONTAINER_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage"})
+_INTEGER_RESOURCES = frozenset({"pods", "services", "replicationcontrollers", "resourcequotas", "secrets",
+                                "persistentvolumeclaims", "configmaps", "services.nodeports",
+                                "services.loadbalancers"})
+_STANDARD_QUOTA_RESOURCES = frozenset({
+    "cpu", "memory", "ephemeral-storage", "requests.cpu", "requests.memory", "requests.storage",
+    "requests.ephemeral-storage", "limits.cpu", "limits.memory", "limits.ephemeral-storage",
+} | _INTEGER_RESOURCES)
+_STANDARD_RESOURCES = _STANDARD_QUOTA_RESOURCES | {"storage"}
+_NOT_INTEGER = "must be an integer"
+_NEGATIVE = "must be greater than or equal to 0"
+
+
+# --- resource names and quantities ---------------------------------------------------------------
+
+def _is_quota_hugepage(name: str) -> bool:
+    return any(name.startswith(p) for p in ("hugepages-", "requests.hugepages-", "limits.hugepages-"))
+
+
+def validate_resource_name(name: str, path: Path) -> Errors:
+    """k8s: validateResourceName — a qualified name; without a domain, a standard resource."""
+    errs = common.messages_as_errors(common.is_qualified_name(name), path, name)
+    if errs:
+        return errs
+    if "/" not in name and name not in _STANDARD_RESOURCES and not _is_quota_hugepage(name):
+        return [invalid(path, name, "must be a standard resource type or fully qualified")]
+    return []
+
+
+def validate_container_resource_name(name: str, path: Path) -> Errors:
+    """k8s: validateContainerResourceName (extended-resources.md §2.6)."""
+    errs = validate_resource_name(name, path)
+    if "/" not in name:
+        if name not in _STANDARD_CONTAINER_RESOURCES and not common.is_hugepage_resource_name(name):
+            errs.append(invalid(path, name, "must be a standard resource for containers"))
+    elif not common.is_native_resource(name) and not common.is_extended_resource_name(name):
+        errs.append(invalid(path, name, "doesn't follow extended resource name standard"))
+    return errs
+
+
+def is_integer_resource_name(name: str) -> bool:
+    return name in _INTEGER_RESOURCES or common.is_extended_resource_name(name)
+
+
+def validate_quantity_value(name: str, raw: object, path: Path, errs: Errors) -> Quantity | None:
+    """k8s: ValidateResourceQuantityValue — non-negative; integer for integer resources."""
+    q = common.get_quantity(raw, path, errs)
+    if q is None:
+        return None
+    if q.value < 0:
+        errs.append(invalid(path, q.canonical(), _NEGATIVE))
+    if is_integer_resource_name(name) and q.milli_value() % 1000 != 0:
+        errs.append(invalid(path, q.canonical(), _NOT_INTEGER))
+    return q
+
+
+def _resource_map(obj: dict, key: str, path: Path, errs: Errors) -> list[tuple[str, object, Path]]:
+    values = get_dict(obj, key, path, errs)
+    if not isinstance(values, dict):
+        return []
+    return [(str(k), values[k], path.child(key).key(str(k))) for k in sorted(values, key=str)]
+
+
+# --- node selector ------------------------------------------------------------------------------
+
+def validate_node_selector(selector: dict, path: Path, errs: Errors) -> None:
+    """k8s: ValidateNodeSelector(allowEmptyTerms=false)."""
+    tpath = path.child("nodeSelectorTerms")
+    terms = get_list(selector, "nodeSelectorTerms", path, errs)
+    if terms is BAD:
+        return
+    if not terms:
+        errs.append(required(tpath, "must have at least one node selector term"))
+        return
+    for _, term, p in dict_items(terms, tpath, errs):
+        exprs = get_list(term, "matchExpressions", p, errs)
+        fields = get_list(term, "matchFields", p, errs)
+        exprs = exprs if isinstance(exprs, list) else []
+        fields = fields if isinstance(fields, list) else []
+        if not exprs and not fields:
+            errs.append(required(p, "must have at least one node selector requirement"))
+            continue
+        for _, req, rp in dict_items(exprs, p.child("matchExpressions"), errs):
+            _validate_label_requirement(req, rp, errs)
+        for _, req, rp in dict_items(fields, p.child("matchFields"), errs):
+            _validate_field_requirement(req, rp, errs)
+
+
+def _validate_label_requirement(req: dict, path: Path, errs: Errors) -> None:
+    op = get_str(req, "operator", path, errs)
+    values = common.string_list(req, "values", path, errs)
+    if op in ("In", "NotIn"):
+        if not values:
+            errs.append(required(path.child("values"), "must be specified when `operator` is 'In' or 'NotIn'"))
+    elif op in ("Exists", "DoesNotExist"):
+        if values:
+            errs.append(forbidden(path.child("values"), "may not be specified when `operator` is 'Exists' or 'DoesNotExist'"))
+    elif op in ("Gt", "Lt"):
+        if len(values) != 1:
+            errs.append(required(path.child("values"), "must be specified single value when `operator` is 'Lt' or 'Gt'"))
+    elif op is not BAD:
+        errs.append(invalid(path.child("operator"), op or "", "not a valid selector operator"))
+    key = get_str(req, "key", path, errs)
+    if key is not BAD:
+        errs.extend(common.validate_label_name(key or "", path.child("key")))
+
+
+def _validate_field_requirement(req: dict, path: Path, errs: Errors) -> None:
+    op = get_str(req, "operator", path, errs)
+    values = common.string_list(req, "values", path, errs)
+    if op in ("In", "NotIn"):
+        if len(values) != 1:
+            errs.append(required(path.child("values"),
+                                 "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"))
+    elif op is not BAD:
+        errs.append(invalid(path.child("operator"), op or "", "not a valid selector operator"))
+    key = get_str(req, "key", path, errs)
+    if key == "metadata.name":
+        for i, v in values:
+            errs.extend(common.messages_as_errors(common.is_dns1123_subdomain(v), path.child("values").index(i), v))
+    elif key is not BAD:
+        errs.append(invalid(path.child("key"), key or "", "not a valid field selector key"))
+
+
+# --- Pod ----------------------------------------------------------------------------------------
+
+def validate_pod(obj: dict, old: dict | None = None) -> Errors:
+    errs: Errors = []
+    common.validate_object_meta(obj, namespaced=True, name_fn=common.is_dns1123_subdomain, errs=errs)
+    spec = get_dict(obj, "spec", Path(), errs)
+    if not isinstance(spec, dict):
+        return errs
+    path = Path("spec")
+    claims = get_list(spec, "resourceClaims", path, errs)
+    claims = claims if isinstance(claims, list) else []
+    claim_names = {c["name"] for c in claims if isinstance(c, dict) and isinstance(c.get("name"), str) and c["name"]}
+    for key in ("containers", "initContainers"):
+        containers = get_list(spec, key, path, errs)
+        for _, c, p in dict_items(containers if isinstance(containers, list) else [], path.child(key), errs):
+            resources = get_dict(c, "resources", p, errs)
+            if isinstance(resources, dict):
+                _validate_resource_requirements(resources, claim_names, p.child("resources"), errs)
+    _validate_pod_resource_claims(claims, path.child("resourceClaims"), errs)
+    return errs
+
+
+def _validate_resource_requirements(res: dict, claim_names: set[str], path: Path, errs: Errors) -> None:
+    """k8s: validateResourceRequirements for containers (extended-resources.md §4.2)."""
+    limits = {}
+    for name, raw, p in _resource_map(res, "limits", path, errs):
+        errs.extend(validate_container_resource_name(name, p))
+        limits[name] = validate_quantity_value(name, raw, p, errs)
+    req_path, lim_path = path.child("requests"), path.child("limits")
+    for name, raw, p in _resource_map(res, "requests", path, errs):
+        errs.extend(validate_container_resource_name(name, p))
+        q = validate_quantity_value(name, raw, p, errs)
+        if name in limits:
+            lim = limits[name]
+            if q is None or lim is None:
+                continue
+            if q != lim and not common.is_overcommit_allowed(name):
+                errs.append(invalid(req_path, q.canonical(), f"must be equal to {name} limit of {lim.canonical()}"))
+            elif q > lim:
+                errs.append(invalid(req_path, q.canonical(),
+                                    f"must be less than or equal to {name} limit of {lim.canonical()}"))
+        elif not common.is_overcommit_allowed(name):
+            errs.append(required(lim_path, "Limit must be set for non overcommitable resources"))
+    _validate_claim_refs(res, claim_names, path, errs)
+
+
+def _validate_claim_refs(res: dict, claim_names: set[str], path: Path, errs: Errors) -> None:
+    """k8s: validateResourceClaimNames — container `resources.claims` must name pod claims."""
+    claims = get_list(res, "claims", path, errs)
+    cpath = path.child("claims")
+    seen: set[str] = set()
+    for i, claim, p in dict_items(claims if isinstance(claims, list) else [], cpath, errs):
+        name = get_str(claim, "name", p, errs)
+        if name is BAD:
+            continue
+        if not name:
+            errs.append(required(p, ""))
+            continue
+        request = get_str(claim, "request", p, errs)
+        request = request if isinstance(request, str) else ""
+        if name in seen:
+            errs.append(duplicate(p, name))
+        else:
+            key = name
+            if request:
+                errs.extend(common.messages_as_errors(common.is_dns1123_label(request), p.child("request"), request))
+                key = f"{name}/{request}"
+            if key in seen:
+                errs.append(duplicate(p, key))
+            elif not request:
+                for other in sorted(seen):
+                    if "/" in other and other.split("/", 1)[0] == name:
+                        errs.append(duplicate(p, name))
+            seen.add(key)
+        if name not in claim_names:
+            detail = "must be one of the names in pod.spec.resourceClaims"
+            detail += ": " + ", ".join(sorted(claim_names)) if claim_names else " which is empty"
+            errs.append(not_found(p, name, detail))
+
+
+def _validate_pod_resource_claims(claims: list, path: Path, errs: Errors) -> None:
+    """k8s: validatePodResourceClaim — DNS-label name, exactly one claim or template name."""
+    seen: set[str] = set()
+    for _, claim, p in dict_items(claims, path, errs):
+        name = get_str(claim, "name", p, errs)
+        if name is None or name == "":
+            errs.append(required(p.child("name"), ""))
+        elif isinstance(name, str):
+            if name in seen:
+                errs.append(duplicate(p.child("name"), name))
+            else:
+                errs.extend(common.messages_as_errors(common.is_dns1123_label(name), p.child("name"), name))
+                seen.add(name)
+        claim_name = get_str(claim, "resourceClaimName", p, errs)
+        template_name = get_str(claim, "resourceClaimTemplateName", p, errs)
+        shown = {k: claim[k] for k in ("name", "resourceClaimName", "resourceClaimTemplateName") if k in claim}
+        if claim_name is not None and template_name is not None:
+            errs.append(invalid(p, shown, "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified"))
+        if claim_name is None and template_name is None:
+            errs.append(invalid(p, shown, "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`"))
+        for key, value in (("resourceClaimName", claim_name), ("resourceClaimTemplateName", template_name)):
+            if isinstance(value, str):
+                errs.extend(common.messages_as_errors(common.is_dns1123_subdomain(value), p.child(key), value))
+
+
+# --- Node, Namespace, ResourceQuota ------------------------------------------------------------------
+
+def validate_node(obj: dict, old: dict | None = None) -> Errors:
+    """k8s: ValidateNode — DNS-subdomain name; capacity/allocatable quantities (path `status.capacity.<name>`)."""
+    errs: Errors = []
+    common.validate_object_meta(obj, namespaced=False, name_fn=common.is_dns1123_subdomain, errs=errs)
+    status = get_dict(obj, "status", Path(), errs)
+    if isinstance(status, dict):
+        for key in ("capacity", "allocatable"):
+            values = get_dict(status, key, Path("status"), errs)
+            for name in sorted(values, key=str) if isinstance(values, dict) else ():
+                validate_quantity_value(str(name), values[name], Path("status", key, str(name)), errs)
+    return errs
+
+
+def validate_namespace(obj: dict, old: dict | None = None) -> Errors:
+    errs: Errors = []
+    common.validate_object_meta(obj, namespaced=False, name_fn=common.is_dns1123_label, errs=errs)
+    return errs
+
+
+def validate_resource_quota(obj: dict, old: dict | None = None) -> Errors:
+    """k8s: ValidateResourceQuota — spec.hard keys are quota resource names, values quantities."""
+    errs: Errors = []
+    common.validate_object_meta(obj, namespaced=True, name_fn=common.is_dns1123_subdomain, errs=errs)
+    spec = get_dict(obj, "spec", Path(), errs)
+    if isinstance(spec, dict):
+        for name, raw, p in _resource_map(spec, "hard", Path("spec"), errs):
+            errs.extend(validate_resource_name(name, p))
+            if "/" not in name and name not in _STANDARD_QUOTA_RESOURCES and not _is_quota_hugepage(name):
+                errs.append(invalid(p, name, "must be a standard resource for quota"))
+            validate_quantity_value(name, raw, p, errs)
+    return errs

@@ -1,0 +1,103 @@
+"""The `device` variable, built once per device and reused for every evaluation.
+
+k8s: staging/src/k8s.io/dynamic-resource-allocation/cel/compile.go (DeviceMatches,
+getAttributeValue, parseQualifiedName); spec cel.md §3.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from drasim.api.quantity import Quantity, QuantityError, parse_quantity
+from drasim.cel import semver
+from drasim.cel.environment import EnvType, environment
+from drasim.cel.types import quantity_message, semver_message
+
+# Temporary values of an evaluation live in the activation's arena until the activation
+# is dropped, so a long-lived activation grows with every evaluation that allocates
+# (a string concatenation, a list). It is rebuilt after this many evaluations.
+_ACTIVATION_USES = 4096
+
+_LIST_KINDS = {"ints": "int", "bools": "bool", "strings": "string", "versions": "version"}
+
+
+@dataclass(slots=True)
+class DeviceInput:
+    """A device as a CEL selector sees it. `error` is set when an attribute cannot be
+    represented; Kubernetes reports it for every expression evaluated on the device."""
+
+    driver: str
+    name: str
+    variables: dict[str, Any]
+    error: str | None = None
+    _activation: Any = None
+    _uses: int = 0
+
+    def activation(self) -> Any:
+        self._uses += 1
+        if self._activation is None or self._uses > _ACTIVATION_USES:
+            self._activation = environment(EnvType.RUNTIME).Activation(self.variables)
+            self._uses = 1
+        return self._activation
+
+
+def split_qualified_name(name: str, driver: str) -> tuple[str, str]:
+    """`dom/id` -> (dom, id); a name without a domain belongs to the driver (spec §3.2)."""
+    domain, sep, ident = name.partition("/")
+    return (domain, ident) if sep else (driver, name)
+
+
+def _scalar(kind: str, value: Any) -> Any:
+    if kind == "version":
+        try:
+            return semver_message(semver.parse(value))
+        except semver.SemverError as err:
+            raise ValueError(f"parse semantic version: {err}") from None
+    return value
+
+
+def attribute_value(attr: dict) -> Any:
+    """k8s: getAttributeValue. Raises ValueError with Kubernetes' text."""
+    for kind in ("int", "bool", "string", "version"):
+        if attr.get(kind) is not None:
+            return _scalar(kind, attr[kind])
+    for key, kind in _LIST_KINDS.items():  # alpha list attributes (DRAListTypeAttributes)
+        if attr.get(key) is not None:
+            return [_scalar(kind, v) for v in attr[key]]
+    raise ValueError("unsupported attribute value")
+
+
+def _capacity_value(cap: dict) -> Any:
+    value = cap.get("value")
+    q = value if isinstance(value, Quantity) else parse_quantity(value)
+    return quantity_message(q.value)
+
+
+def device_input(driver: str, device: dict) -> DeviceInput:
+    """One entry of ResourceSlice spec.devices, for the slice's driver."""
+    attributes: dict[str, dict[str, Any]] = {}
+    capacity: dict[str, dict[str, Any]] = {}
+    error = None
+    for name, attr in (device.get("attributes") or {}).items():
+        try:
+            value = attribute_value(attr or {})
+        except ValueError as err:
+            error = error or f"attribute {name}: {err}"
+            continue
+        domain, ident = split_qualified_name(name, driver)
+        attributes.setdefault(domain, {})[ident] = value
+    for name, cap in (device.get("capacity") or {}).items():
+        try:
+            value = _capacity_value(cap or {})
+        except (QuantityError, TypeError) as err:
+            error = error or f"capacity {name}: {err}"
+            continue
+        domain, ident = split_qualified_name(name, driver)
+        capacity.setdefault(domain, {})[ident] = value
+    variables = {"device": {
+        "driver": driver,
+        "attributes": attributes,
+        "capacity": capacity,
+        "allowMultipleAllocations": bool(device.get("allowMultipleAllocations") or False),
+    }}
+    return DeviceInput(driver=driver, name=device.get("name", ""), variables=variables, error=error)

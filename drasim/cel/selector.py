@@ -1,0 +1,123 @@
+"""Compiling, validating and evaluating DRA CEL selectors.
+
+k8s: staging/src/k8s.io/dynamic-resource-allocation/cel/compile.go (CompileCELExpression,
+DeviceMatches), cache.go; pkg/apis/resource/validation/validation.go; spec cel.md §2, §5, §6.
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from cel_expr_python import cel
+
+from drasim.cel import source
+from drasim.cel.device import DeviceInput
+from drasim.cel.environment import EnvType, environment, literal_env
+from drasim.cel.errors import (COST_LIMIT_EXCEEDED, CelCompileError, CelRuntimeError, cel_go_type,
+                               compile_message, not_bool_message, result_type_name, runtime_message)
+
+# k8s: staging/src/k8s.io/api/resource/v1/types.go CELSelectorExpressionMaxLength
+MAX_EXPRESSION_LENGTH = 10 * 1024
+# Coarse stand-in for cel-go's cost estimate (spec §5.4, docs/cel.md): every comprehension
+# level over a device map multiplies the worst case by about 32, so four nested levels
+# exceed the 1 000 000 limit while three stay below it.
+MAX_COMPREHENSION_DEPTH = 3
+_ACCEPTED_RESULTS = ("BOOL", "DYN")
+_ERROR = cel.Type.ERROR
+
+
+def _check(expression: str, env_type: EnvType) -> None:
+    """Type-check in NEW or STORED; raise CelCompileError with the API server's detail."""
+    try:
+        checked = environment(env_type).compile(expression)
+    except RuntimeError as err:
+        raise CelCompileError("compilation failed: " + compile_message(str(err))) from None
+    returned = str(checked.return_type())
+    if returned not in _ACCEPTED_RESULTS:
+        raise CelCompileError(f"must evaluate to bool or the unknown type, not {cel_go_type(returned)}")
+    _check_literals(expression)
+
+
+_LITERAL_PROBES = {"matches": "''.matches({})", "duration": "duration({})", "timestamp": "timestamp({})"}
+
+
+def _check_literals(expression: str) -> None:
+    """cel-go's literal validators (BASE): a bad regex, duration or timestamp literal."""
+    problems = []
+    for call in source.literal_calls(expression):
+        probe = literal_env().compile(_LITERAL_PROBES[call.function].format(call.literal))
+        if probe.eval().type() != _ERROR:
+            continue
+        line, column, text = source.position(expression, call.offset)
+        problems.append(f"ERROR: <input>:{line}:{column}: invalid {call.function} argument\n"
+                        f" | {text}\n | {'.' * (column - 1)}^")
+    if problems:
+        raise CelCompileError("compilation failed: " + "\n".join(problems))
+
+
+def _program(expression: str) -> Any:
+    """The runnable program: unknown domains rewritten to empty maps (source.py)."""
+    env = environment(EnvType.RUNTIME)
+    rewritten = source.rewrite_domain_lookups(expression)
+    try:
+        return env.compile(rewritten)
+    except RuntimeError:
+        pass
+    try:  # the rewrite failed to compile: run the expression as written
+        return env.compile(expression)
+    except RuntimeError as err:
+        raise CelCompileError("compilation failed: " + compile_message(str(err))) from None
+
+
+class CompiledSelector:
+    """One compiled selector; `matches` judges one device."""
+
+    __slots__ = ("expression", "_program")
+
+    def __init__(self, expression: str, program: Any) -> None:
+        self.expression = expression
+        self._program = program
+
+    def __repr__(self) -> str:
+        return f"CompiledSelector({self.expression!r})"
+
+    def matches(self, device: DeviceInput) -> bool:
+        """True when the device satisfies the expression; CelRuntimeError when evaluation fails."""
+        if device.error is not None:
+            raise CelRuntimeError(device.error)
+        try:
+            result = self._program.eval(device.activation())
+        except RuntimeError as err:  # cel-cpp raises only for its iteration budget
+            raise CelRuntimeError(runtime_message(str(err))) from None
+        value = result.value()
+        if value is True or value is False:
+            return value
+        kind = result.type()
+        if kind == _ERROR:
+            raise CelRuntimeError(runtime_message(str(value)))
+        raise CelRuntimeError(not_bool_message(result_type_name(str(kind))))
+
+
+@lru_cache(maxsize=4096)
+def compile_selector(expression: str) -> CompiledSelector:
+    """Compile for kube-scheduler (StoredExpressions), cached by text; failures are not
+    cached (k8s: cel/cache.go). Raises CelCompileError."""
+    _check(expression, EnvType.STORED)
+    return CompiledSelector(expression, _program(expression))
+
+
+def validate_selector(expression: str) -> list[tuple[str, str]]:
+    """The API server's checks at create/update (NewExpressions): [] when valid, else
+    [(error_type, detail)] with error_type "Invalid", "Forbidden" or "TooLong"."""
+    if len(expression.encode()) > MAX_EXPRESSION_LENGTH:
+        return [("TooLong", f"may not be more than {MAX_EXPRESSION_LENGTH} bytes")]
+    try:
+        _check(expression, EnvType.NEW)
+    except CelCompileError as err:
+        return [("Invalid", str(err))]
+    if source.comprehension_depth(expression) > MAX_COMPREHENSION_DEPTH:
+        return [("Forbidden", "too complex, exceeds cost limit")]
+    return []
+
+
+__all__ = ["CompiledSelector", "compile_selector", "validate_selector", "COST_LIMIT_EXCEEDED"]

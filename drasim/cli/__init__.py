@@ -1,0 +1,1 @@
+"""Command line: simulate, serve, quota, taint-dryrun, bench."""

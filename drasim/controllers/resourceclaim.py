@@ -1,0 +1,216 @@
+"""The resourceclaim controller of kube-controller-manager.
+
+k8s: pkg/controller/resourceclaim/controller.go.
+
+- For each pod entry with `resourceClaimTemplateName` it creates one claim from
+  the template (generateName `<pod>-<entry>-`, the pod as controlling owner,
+  annotation `resource.kubernetes.io/pod-claim-name`) and records it in
+  `pod.status.resourceClaimStatuses`.
+- It removes pods that are gone or finished from `status.reservedFor`; a claim
+  nobody uses any more is deallocated (structured parameters need no driver
+  for that) and loses its delete-protection finalizer; a claim owned by a pod
+  that is gone or finished is deleted.
+"""
+from __future__ import annotations
+
+from collections import deque
+
+from drasim.controllers.events import WARNING, record_event
+from drasim.metrics import Metrics
+from drasim.store import DELETED, MemoryStore, StoreError, WatchEvent, clone
+
+COMPONENT = "resource_claim"
+POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
+DELETE_PROTECTION_FINALIZER = "resource.kubernetes.io/delete-protection"
+_MAX_BASE_LEN = 57  # 63 minus "-" and 5 random characters
+
+
+def generate_name(pod_name: str, entry: str) -> str:
+    """k8s: controller.go handleClaim — both parts cut proportionally when too long."""
+    base = f"{pod_name}-{entry}"
+    if len(base) > _MAX_BASE_LEN:
+        pod_part = pod_name[: len(pod_name) * _MAX_BASE_LEN // len(base)]
+        entry_part = entry[: len(entry) * _MAX_BASE_LEN // len(base)]
+        base = f"{pod_part}-{entry_part}"
+    return base + "-"
+
+
+def is_pod_done(pod: dict) -> bool:
+    """Terminal, or being deleted (k8s: podutil IsPodTerminal / deletion)."""
+    return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed") or bool(
+        pod["metadata"].get("deletionTimestamp"))
+
+
+class ResourceClaimController:
+    name = "resourceclaim-controller"
+
+    def __init__(self, store: MemoryStore, metrics: Metrics | None = None) -> None:
+        self.store = store
+        self.metrics = metrics
+        self._pods: deque[tuple[str, str]] = deque()
+        self._claims: deque[tuple[str, str]] = deque()
+        self._queued: set[tuple[str, str, str]] = set()
+        store.subscribe(self._on_event)
+
+    def _enqueue(self, kind: str, ns: str, name: str) -> None:
+        key = (kind, ns, name)
+        if key in self._queued:
+            return
+        self._queued.add(key)
+        (self._pods if kind == "Pod" else self._claims).append((ns, name))
+
+    def _on_event(self, ev: WatchEvent) -> None:
+        md = ev.obj["metadata"]
+        if ev.kind == "Pod":
+            if ev.type != DELETED and (ev.obj.get("spec") or {}).get("resourceClaims"):
+                self._enqueue("Pod", md.get("namespace"), md["name"])
+            if ev.type == DELETED or is_pod_done(ev.obj):
+                self._enqueue_claims_of(ev.obj)
+        elif ev.kind == "ResourceClaim" and ev.type != DELETED:
+            self._enqueue("ResourceClaim", md.get("namespace"), md["name"])
+
+    def _enqueue_claims_of(self, pod: dict) -> None:
+        ns = pod["metadata"].get("namespace")
+        uid = pod["metadata"]["uid"]
+        for claim in self.store.list("ResourceClaim", ns):
+            reserved = (claim.get("status") or {}).get("reservedFor") or ()
+            owned = any(r.get("uid") == uid for r in claim["metadata"].get("ownerReferences") or ())
+            if owned or any(r.get("uid") == uid for r in reserved):
+                self._enqueue("ResourceClaim", ns, claim["metadata"]["name"])
+
+    def has_work(self) -> bool:
+        return bool(self._pods or self._claims)
+
+    def run_once(self) -> None:
+        if self._pods:
+            ns, name = self._pods.popleft()
+            self._queued.discard(("Pod", ns, name))
+            self._sync_pod(ns, name)
+        elif self._claims:
+            ns, name = self._claims.popleft()
+            self._queued.discard(("ResourceClaim", ns, name))
+            self._sync_claim(ns, name)
+
+    # -- pods ---------------------------------------------------------------------
+    def _sync_pod(self, ns: str, name: str) -> None:
+        pod = self.store.get("Pod", ns, name)
+        if pod is None or is_pod_done(pod):
+            return
+        statuses = list((pod.get("status") or {}).get("resourceClaimStatuses") or [])
+        known = {s.get("name") for s in statuses}
+        added = False
+        for entry in pod["spec"].get("resourceClaims") or ():
+            template_name = entry.get("resourceClaimTemplateName")
+            if not template_name or entry.get("name") in known:
+                continue
+            claim = self._existing_claim(pod, entry["name"]) or self._create_claim(pod, entry, template_name)
+            if claim is None:
+                continue
+            statuses.append({"name": entry["name"], "resourceClaimName": claim["metadata"]["name"]})
+            added = True
+        if added:
+            pod = self.store.get("Pod", ns, name)
+            status = clone(pod.get("status") or {})
+            status["resourceClaimStatuses"] = statuses
+            self.store.update_status(dict(pod, status=status))
+
+    def _existing_claim(self, pod: dict, entry: str) -> dict | None:
+        """A claim created earlier for this pod entry (k8s: findPodResourceClaim)."""
+        uid = pod["metadata"]["uid"]
+        for claim in self.store.list("ResourceClaim", pod["metadata"].get("namespace")):
+            md = claim["metadata"]
+            if (md.get("annotations") or {}).get(POD_CLAIM_NAME_ANNOTATION) == entry and any(
+                    r.get("uid") == uid and r.get("controller") for r in md.get("ownerReferences") or ()):
+                return claim
+        return None
+
+    def _create_claim(self, pod: dict, entry: dict, template_name: str) -> dict | None:
+        ns = pod["metadata"].get("namespace")
+        template = self.store.get("ResourceClaimTemplate", ns, template_name)
+        if template is None:
+            record_event(self.store, pod, WARNING, "FailedResourceClaimCreation",
+                         f'PodResourceClaim {entry["name"]}: resource claim template "{template_name}": '
+                         f'resourceclaimtemplate.resource.k8s.io "{template_name}" not found', COMPONENT)
+            return None
+        t_md = (template.get("spec") or {}).get("metadata") or {}
+        annotations = dict(t_md.get("annotations") or {})
+        annotations[POD_CLAIM_NAME_ANNOTATION] = entry["name"]
+        claim = {
+            "apiVersion": "resource.k8s.io/v1",
+            "kind": "ResourceClaim",
+            "metadata": {
+                "generateName": generate_name(pod["metadata"]["name"], entry["name"]),
+                "namespace": ns,
+                "annotations": annotations,
+                "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod["metadata"]["name"],
+                                     "uid": pod["metadata"]["uid"], "controller": True,
+                                     "blockOwnerDeletion": True}],
+            },
+            "spec": clone((template.get("spec") or {}).get("spec") or {}),
+        }
+        if t_md.get("labels"):
+            claim["metadata"]["labels"] = dict(t_md["labels"])
+        try:
+            created = self.store.create(claim)
+        except StoreError as e:
+            if self.metrics:
+                self.metrics.claim_creates.labels(status="failure", admin_access="false").inc()
+            record_event(self.store, pod, WARNING, "FailedResourceClaimCreation",
+                         f"PodResourceClaim {entry['name']}: create ResourceClaim: {e}", COMPONENT)
+            return None
+        if self.metrics:
+            admin = any((r.get("exactly") or {}).get("adminAccess")
+                        for r in (claim["spec"].get("devices") or {}).get("requests") or ())
+            self.metrics.claim_creates.labels(status="success", admin_access=str(admin).lower()).inc()
+        return created
+
+    # -- claims ---------------------------------------------------------------------
+    def _sync_claim(self, ns: str, name: str) -> None:
+        claim = self.store.get("ResourceClaim", ns, name)
+        if claim is None:
+            return
+        status = clone(claim.get("status") or {})
+        reserved = status.get("reservedFor") or []
+        keep = [r for r in reserved if not self._consumer_gone(ns, r)]
+        changed = len(keep) != len(reserved)
+        if changed:
+            if keep:
+                status["reservedFor"] = keep
+            else:
+                status.pop("reservedFor", None)
+        if not keep and status.get("allocation") and (changed or claim["metadata"].get("deletionTimestamp")
+                                                      or self._owner_gone(claim)):
+            status.pop("allocation", None)
+            status.pop("devices", None)   # k8s: stale device status dropped with the allocation
+            changed = True
+        if changed:
+            claim = self.store.update_status(dict(claim, status=status))
+        if not status.get("allocation") and not keep:
+            if DELETE_PROTECTION_FINALIZER in (claim["metadata"].get("finalizers") or ()):
+                updated = clone(claim)
+                updated["metadata"]["finalizers"] = [f for f in updated["metadata"]["finalizers"]
+                                                     if f != DELETE_PROTECTION_FINALIZER]
+                if not updated["metadata"]["finalizers"]:
+                    del updated["metadata"]["finalizers"]
+                updated["metadata"].pop("resourceVersion", None)
+                self.store.update(updated)
+                claim = self.store.get("ResourceClaim", ns, name)
+                if claim is None:
+                    return
+            if self._owner_gone(claim) and not claim["metadata"].get("deletionTimestamp"):
+                self.store.delete("ResourceClaim", ns, name)
+
+    def _consumer_gone(self, ns: str, ref: dict) -> bool:
+        if ref.get("resource") != "pods" or ref.get("apiGroup"):
+            return False
+        pod = self.store.get("Pod", ns, ref.get("name"))
+        return pod is None or pod["metadata"]["uid"] != ref.get("uid") or is_pod_done(pod)
+
+    def _owner_gone(self, claim: dict) -> bool:
+        """Owned (as controller) by a pod that no longer exists or is done."""
+        ns = claim["metadata"].get("namespace")
+        for ref in claim["metadata"].get("ownerReferences") or ():
+            if ref.get("kind") == "Pod" and ref.get("controller"):
+                pod = self.store.get("Pod", ns, ref.get("name"))
+                return pod is None or pod["metadata"]["uid"] != ref.get("uid") or is_pod_done(pod)
+        return False

@@ -1,0 +1,231 @@
+"""The simulated control plane: store, scheduler, controllers and kubelets, wired together.
+
+This module sits above drasim.scheduler, drasim.controllers and drasim.node and
+below drasim.cli and drasim.server: it is the one place that knows all
+components. A phase of manifests is admitted like `kubectl apply` would be
+(decode, default, validate, admit — all objects first, so nothing is half
+applied), then everything runs until nothing more happens.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from drasim.allocator import Allocator, Features
+from drasim.api import kinds
+from drasim.api.defaults import apply_defaults
+from drasim.api.extendedresource import ExtendedResourceCache
+from drasim.api.loader import Document
+from drasim.api.schema import unknown_fields
+from drasim.controllers.devicetainteviction import DeviceTaintEvictionController
+from drasim.controllers.quotacontroller import QuotaController
+from drasim.controllers.resourceclaim import ResourceClaimController
+from drasim.errors import InputError, InvalidObject, ManifestError
+from drasim.metrics import Metrics
+from drasim.node.kubelet import Kubelets
+from drasim.scheduler.plugins.dynamicresources import DynamicResources
+from drasim.scheduler.plugins import names
+from drasim.scheduler.plugins.registry import REGISTRY
+from drasim.scheduler.queue import QueuedPod
+from drasim.scheduler.scheduler import Scheduler
+from drasim.sim.clock import Clock
+from drasim.sim.loop import run_until_quiet
+from drasim.store import ADDED, DELETED, MemoryStore, StoreError, WatchEvent, clone
+
+DRA = "DynamicResources"
+FIT = "NodeResourcesFit"
+
+
+@dataclass(frozen=True)
+class Options:
+    seed: int = 0
+    start: str = "2026-01-01T00:00:00Z"
+    features: Features = Features()
+
+
+class ControlPlane:
+    def __init__(self, options: Options = Options()) -> None:
+        self.options = options
+        self.clock = Clock(options.start)
+        self.store = MemoryStore(self.clock, seed=options.seed)
+        self.metrics = Metrics()
+        self.metrics.watch_claims(lambda: self.store.list("ResourceClaim"))
+        self.er_cache = ExtendedResourceCache()
+        self.store.subscribe(self._feed_er_cache)
+        self.allocator = Allocator(options.features,
+                                   share_id=lambda: self.store.new_uid())
+        self.dra = DynamicResources(self.store, self.allocator, self.er_cache, self.metrics)
+        self.scheduler = Scheduler(self.store, self._default_profile_plugins(), seed=options.seed,
+                                   event_interest=self._event_interest, metrics=self.metrics)
+        self.claim_controller = ResourceClaimController(self.store, self.metrics)
+        self.eviction_controller = DeviceTaintEvictionController(self.store, self.clock)
+        self.quota_controller = QuotaController(self.store, self.er_cache)
+        self.kubelets = Kubelets(self.store)
+        # Controllers before the scheduler: a cluster event is acted on (claims created,
+        # deallocated) before the next pod is tried, as informers would let them.
+        self.components = [self.claim_controller, self.eviction_controller, self.quota_controller,
+                           self.kubelets, self.scheduler]
+
+    @property
+    def extended_resource_cache(self) -> ExtendedResourceCache:
+        """The scheduler plugin handle's view of the KEP-5004 name → class cache."""
+        return self.er_cache
+
+    def _default_profile_plugins(self) -> list:
+        """The v1.37 default profile, in order (k8s: default_plugins.go), for the plugins drasim models."""
+        plugins = []
+        for entry in names.DEFAULT_PROFILE:
+            if entry.name == names.DYNAMIC_RESOURCES:
+                plugins.append(self.dra)
+            elif entry.simulated and entry.name in REGISTRY:
+                plugins.append(REGISTRY[entry.name](self, None))
+        return plugins
+
+    # -- informer glue ------------------------------------------------------------
+    def _feed_er_cache(self, ev: WatchEvent) -> None:
+        if ev.kind != "DeviceClass":
+            return
+        if ev.type == ADDED:
+            self.er_cache.on_add(ev.obj)
+        elif ev.type == DELETED:
+            self.er_cache.on_delete(ev.obj)
+        else:
+            self.er_cache.on_update(ev.old, ev.obj)
+
+    def _event_interest(self, ev: WatchEvent) -> Callable[[QueuedPod], bool] | None:
+        """Which unschedulable pods an event may help (the QueueingHint idea).
+
+        k8s: each plugin's EventsToRegister (dynamicresources.go, fit.go, …).
+        """
+        kind = ev.kind
+        if kind == "Node":
+            return None if ev.type == DELETED else (lambda q: True)
+        if kind == "Pod":
+            pod = ev.obj
+            if ev.type == DELETED or (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
+                if (pod.get("spec") or {}).get("nodeName"):
+                    return lambda q: bool(q.unschedulable_plugins - {DRA}) or not q.gated
+                return None
+            uid = pod["metadata"]["uid"]
+            old_claims = ((ev.old or {}).get("status") or {}).get("resourceClaimStatuses")
+            if old_claims != (pod.get("status") or {}).get("resourceClaimStatuses"):
+                return lambda q: q.uid == uid
+            return None
+        if kind == "ResourceClaim":
+            ns, name = ev.obj["metadata"].get("namespace"), ev.obj["metadata"]["name"]
+            deallocated = ev.old is not None and (ev.old.get("status") or {}).get("allocation") and not (
+                ev.obj.get("status") or {}).get("allocation")
+            if ev.type == DELETED or deallocated:
+                return lambda q: DRA in q.unschedulable_plugins or FIT in q.unschedulable_plugins
+            return lambda q: q.pod["metadata"].get("namespace") == ns and _references_claim(q.pod, name)
+        if kind in ("ResourceSlice", "DeviceClass", "DeviceTaintRule"):
+            if ev.type == DELETED and kind != "DeviceTaintRule":
+                return None
+            return lambda q: DRA in q.unschedulable_plugins or FIT in q.unschedulable_plugins or q.gated
+        return None
+
+    # -- phases -------------------------------------------------------------------
+    def apply(self, documents: Iterable[Document]) -> list[dict]:
+        """Admit one phase: all objects are checked first; then each is created or updated."""
+        from drasim.api.validation import validate_object
+        from drasim.controllers.quotacontroller import admission_error_for
+
+        prepared: list[tuple[Document, dict, dict | None]] = []
+        for doc in documents:
+            obj = clone(doc.obj)
+            md = obj.setdefault("metadata", {})
+            if not md.get("name") and not md.get("generateName"):
+                raise InvalidObject(doc.kind.kind_group, "", ["metadata.name: Required value: name or generateName is required"],
+                                    doc.source)
+            unknown = unknown_fields(doc.kind.kind, obj)
+            if unknown:
+                # k8s: strict field validation, kubectl's default (device-taints.md §2.9).
+                fields = ", ".join(f'unknown field "{f}"' for f in unknown)
+                raise ManifestError(f"{doc.source}: {doc.kind.kind} in version \"{doc.kind.version}\" cannot be "
+                                    f"handled as a {doc.kind.kind}: strict decoding error: {fields}")
+            if doc.kind.namespaced and not md.get("namespace"):
+                md["namespace"] = "default"
+            old = self.store.get(doc.kind.kind, md.get("namespace"), md.get("name", "")) if md.get("name") else None
+            if old is not None:
+                obj = _merge_for_apply(old, obj, doc.kind)
+            apply_defaults(obj, self.clock.timestamp(), old, namespaced=doc.kind.namespaced)
+            errors = validate_object(obj, old)
+            if errors:
+                raise InvalidObject(doc.kind.kind_group, md.get("name") or md.get("generateName", ""), errors,
+                                    doc.source)
+            prepared.append((doc, obj, old))
+        created: list[dict] = []
+        for doc, obj, old in prepared:
+            if doc.kind.namespaced:
+                self._ensure_namespace(obj["metadata"]["namespace"])
+            if old is None:
+                if doc.kind.kind in ("Pod", "ResourceClaim"):
+                    message = admission_error_for(self.store, self.er_cache, obj)
+                    if message:
+                        raise InputError(f'{doc.source}: {doc.kind.kind_group} "{obj["metadata"].get("name")}" '
+                                         f"is forbidden: {message}")
+                self.clock.advance(1)   # a later document gets a later creationTimestamp
+                obj["metadata"].setdefault("creationTimestamp", self.clock.timestamp())
+                try:
+                    created.append(self.store.create(obj))
+                except StoreError as e:
+                    raise InputError(f"{doc.source}: {e}") from None
+            else:
+                created.append(self._update(doc.kind, obj))
+        return created
+
+    def _update(self, kind: kinds.Kind, obj: dict) -> dict:
+        status = obj.get("status")
+        obj["metadata"].pop("resourceVersion", None)
+        stored = self.store.update(obj)
+        if kind.has_status and status is not None and kind.kind in ("Node",):
+            stored = self.store.update_status(dict(stored, status=status))
+        return stored
+
+    def _ensure_namespace(self, name: str) -> None:
+        if self.store.get("Namespace", None, name) is None:
+            ns = apply_defaults({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}},
+                                self.clock.timestamp())
+            self.store.create(ns)
+
+    def settle(self) -> int:
+        """Run until nothing more happens (timers fast-forwarded)."""
+        return run_until_quiet(self.clock, self.components)
+
+    def run_phase(self, documents: Iterable[Document]) -> None:
+        self.apply(documents)
+        self.settle()
+
+    # -- views ----------------------------------------------------------------------
+    def objects(self, include_events: bool = False) -> list[dict]:
+        order = list(kinds.OUTPUT_ORDER) + ([kinds.EVENT] if include_events else [])
+        return self.store.all_objects(order)
+
+
+def _references_claim(pod: dict, claim_name: str) -> bool:
+    for entry in (pod.get("spec") or {}).get("resourceClaims") or ():
+        if entry.get("resourceClaimName") == claim_name:
+            return True
+    for status in (pod.get("status") or {}).get("resourceClaimStatuses") or ():
+        if status.get("resourceClaimName") == claim_name:
+            return True
+    return False
+
+
+def _merge_for_apply(old: dict, new: dict, kind: kinds.Kind) -> dict:
+    """kubectl apply onto an existing object: fields the manifest gives replace the stored ones.
+
+    metadata keeps what the server owns (uid, creationTimestamp, finalizers unless given).
+    """
+    merged = clone(old)
+    for key, value in new.items():
+        if key == "metadata":
+            md = merged["metadata"]
+            for mk in ("labels", "annotations", "ownerReferences", "finalizers"):
+                if mk in value:
+                    md[mk] = clone(value[mk])
+        elif key == "status" and kind.kind != "Node":
+            continue
+        else:
+            merged[key] = clone(value)
+    return merged

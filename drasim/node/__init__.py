@@ -1,0 +1,1 @@
+"""Simulated kubelets and DRA drivers."""

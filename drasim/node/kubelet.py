@@ -1,0 +1,162 @@
+"""Simulated kubelets and their DRA drivers.
+
+k8s: pkg/kubelet/cm/dra/manager.go (PrepareResources), pkg/kubelet/lifecycle/predicate.go.
+
+A pod bound to a node starts (phase Running) once every claim it uses is
+allocated and reserved for it; the node's DRA driver then "prepares" the
+devices and returns CDI device IDs, which kubelet hands to the containers
+that reference the claim (or, for the extended-resource claim, to the
+containers its requestMappings name). drasim records them per container in
+the annotation `dra.drasim.io/cdi-devices` (a JSON object).
+
+CDI IDs follow the DRA example driver's scheme: `k8s.<driver>/<class>=<claim uid>-<device>`,
+where <class> is the first label of the driver name.
+"""
+from __future__ import annotations
+
+import json
+from collections import deque
+
+from drasim.controllers.events import NORMAL, record_event
+from drasim.store import DELETED, MemoryStore, WatchEvent, clone
+
+CDI_ANNOTATION = "dra.drasim.io/cdi-devices"
+COMPONENT = "kubelet"
+
+
+def cdi_id(driver: str, claim_uid: str, device: str) -> str:
+    return f"k8s.{driver}/{driver.split('.')[0]}={claim_uid}-{device}"
+
+
+def pod_claim_names(pod: dict) -> dict[str, str | None]:
+    """pod.spec.resourceClaims entry name → claim name (None: not needed or not created yet)."""
+    statuses = {s.get("name"): s.get("resourceClaimName")
+                for s in (pod.get("status") or {}).get("resourceClaimStatuses") or ()}
+    out: dict[str, str | None] = {}
+    for entry in (pod.get("spec") or {}).get("resourceClaims") or ():
+        out[entry["name"]] = entry.get("resourceClaimName") or statuses.get(entry["name"])
+    return out
+
+
+class Kubelets:
+    """All simulated kubelets of the cluster, as one component."""
+
+    name = "kubelet"
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+        self._queue: deque[tuple[str, str]] = deque()
+        self._queued: set[tuple[str, str]] = set()
+        self._waiting: dict[tuple[str, str], set[str]] = {}   # pod key -> claim names it waits for
+        store.subscribe(self._on_event)
+
+    def _on_event(self, ev: WatchEvent) -> None:
+        md = ev.obj["metadata"]
+        if ev.kind == "Pod" and ev.type != DELETED:
+            if ev.obj["spec"].get("nodeName") and (ev.obj.get("status") or {}).get("phase") == "Pending":
+                self._enqueue((md.get("namespace"), md["name"]))
+        elif ev.kind == "Pod":
+            self._waiting.pop((md.get("namespace"), md["name"]), None)
+        elif ev.kind == "ResourceClaim" and ev.type != DELETED:
+            for key, claims in self._waiting.items():
+                if key[0] == md.get("namespace") and md["name"] in claims:
+                    self._enqueue(key)
+
+    def _enqueue(self, key: tuple[str, str]) -> None:
+        if key not in self._queued:
+            self._queued.add(key)
+            self._queue.append(key)
+
+    def has_work(self) -> bool:
+        return bool(self._queue)
+
+    def run_once(self) -> None:
+        key = self._queue.popleft()
+        self._queued.discard(key)
+        pod = self.store.get("Pod", *key)
+        if pod is None or not pod["spec"].get("nodeName") or (pod.get("status") or {}).get("phase") != "Pending":
+            return
+        self._sync_pod(key, pod)
+
+    def _claims_ready(self, pod: dict) -> tuple[dict[str, dict], set[str]]:
+        """Claims by entry name (plus the extended-resource claim), and the names not ready yet."""
+        ns = pod["metadata"].get("namespace")
+        uid = pod["metadata"]["uid"]
+        ready: dict[str, dict] = {}
+        waiting: set[str] = set()
+        names = dict(pod_claim_names(pod))
+        ext = (pod.get("status") or {}).get("extendedResourceClaimStatus")
+        if ext:
+            names["\x00extended"] = ext.get("resourceClaimName")
+        for entry, claim_name in names.items():
+            if claim_name is None:
+                if entry in {e["name"] for e in pod["spec"].get("resourceClaims") or ()
+                             if e.get("resourceClaimTemplateName")} and entry not in {
+                        s.get("name") for s in (pod.get("status") or {}).get("resourceClaimStatuses") or ()}:
+                    waiting.add(entry)
+                continue
+            claim = self.store.get("ResourceClaim", ns, claim_name)
+            reserved = claim is not None and any(r.get("uid") == uid
+                                                 for r in (claim.get("status") or {}).get("reservedFor") or ())
+            if claim is None or not (claim.get("status") or {}).get("allocation") or not reserved:
+                waiting.add(claim_name)
+            else:
+                ready[entry] = claim
+        return ready, waiting
+
+    def _sync_pod(self, key: tuple[str, str], pod: dict) -> None:
+        ready, waiting = self._claims_ready(pod)
+        if waiting:
+            self._waiting[key] = waiting
+            return
+        self._waiting.pop(key, None)
+        cdi = self._prepare(pod, ready)
+        self._start(pod, cdi)
+
+    def _prepare(self, pod: dict, claims: dict[str, dict]) -> dict[str, list[str]]:
+        """CDI device IDs per container (k8s: kubelet DRA manager + driver NodePrepareResources)."""
+        per_container: dict[str, list[str]] = {}
+        containers = (pod["spec"].get("initContainers") or []) + (pod["spec"].get("containers") or [])
+        for c in containers:
+            ids: list[str] = []
+            for ref in (c.get("resources") or {}).get("claims") or ():
+                claim = claims.get(ref.get("name"))
+                if claim is None:
+                    continue
+                for r in claim["status"]["allocation"]["devices"]["results"]:
+                    request = r["request"].split("/")[0]
+                    if ref.get("request") and ref["request"] != request:
+                        continue
+                    ids.append(cdi_id(r["driver"], claim["metadata"]["uid"], r["device"]))
+            ext_claim = claims.get("\x00extended")
+            if ext_claim is not None:
+                mappings = pod["status"]["extendedResourceClaimStatus"].get("requestMappings") or []
+                wanted = {m["requestName"] for m in mappings if m.get("containerName") == c["name"]}
+                for r in ext_claim["status"]["allocation"]["devices"]["results"]:
+                    if r["request"] in wanted:
+                        ids.append(cdi_id(r["driver"], ext_claim["metadata"]["uid"], r["device"]))
+            if ids:
+                per_container[c["name"]] = ids
+        return per_container
+
+    def _start(self, pod: dict, cdi: dict[str, list[str]]) -> None:
+        now = self.store.clock.timestamp()
+        if cdi:
+            updated = clone(pod)
+            updated["metadata"].setdefault("annotations", {})[CDI_ANNOTATION] = json.dumps(cdi, sort_keys=True)
+            updated["metadata"].pop("resourceVersion", None)
+            pod = self.store.update(updated)
+        status = clone(pod.get("status") or {})
+        status["phase"] = "Running"
+        status["startTime"] = now
+        status["hostIP"] = "10.0.0.1"
+        conditions = [c for c in status.get("conditions") or [] if c.get("type") == "PodScheduled"]
+        for t in ("PodReadyToStartContainers", "Initialized", "Ready", "ContainersReady"):
+            conditions.append({"type": t, "status": "True", "lastProbeTime": None, "lastTransitionTime": now})
+        status["conditions"] = conditions
+        status["containerStatuses"] = [
+            {"name": c["name"], "image": c.get("image", ""), "imageID": "", "ready": True, "started": True,
+             "restartCount": 0, "state": {"running": {"startedAt": now}}}
+            for c in pod["spec"].get("containers") or ()]
+        self.store.update_status(dict(pod, status=status))
+        record_event(self.store, pod, NORMAL, "Started", "Started container(s)", COMPONENT)

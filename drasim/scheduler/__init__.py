@@ -1,0 +1,1 @@
+"""kube-scheduler: queue, framework, plugins."""

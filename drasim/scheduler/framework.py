@@ -1,0 +1,213 @@
+"""The scheduling framework: statuses, cycle state, node info and plugin protocols.
+
+k8s: staging/src/k8s.io/kube-scheduler/framework/interface.go,
+     pkg/scheduler/framework/types.go, pkg/scheduler/framework/cycle_state.go
+
+Plugins are plain classes; each extension point is a Protocol. A plugin
+implements only the points it needs. `None` as a Status means Success, as nil
+does in Go, which keeps the per-node loop free of allocations.
+"""
+from __future__ import annotations
+
+import enum
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+from drasim.scheduler.resources import Resources, pod_requests
+
+
+class Code(enum.IntEnum):
+    """Same members, same order as kube-scheduler's Code."""
+
+    SUCCESS = 0
+    ERROR = 1
+    UNSCHEDULABLE = 2
+    UNSCHEDULABLE_AND_UNRESOLVABLE = 3
+    WAIT = 4
+    SKIP = 5
+    PENDING = 6
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    code: Code
+    reasons: tuple[str, ...] = ()
+    plugin: str = ""
+
+    @property
+    def rejected(self) -> bool:
+        return self.code in (Code.UNSCHEDULABLE, Code.UNSCHEDULABLE_AND_UNRESOLVABLE, Code.PENDING)
+
+    @property
+    def is_skip(self) -> bool:
+        return self.code == Code.SKIP
+
+    def message(self) -> str:
+        return ", ".join(self.reasons)
+
+    def with_plugin(self, plugin: str) -> "Status":
+        return self if self.plugin == plugin else replace(self, plugin=plugin)
+
+
+def unschedulable(*reasons: str) -> Status:
+    return Status(Code.UNSCHEDULABLE, reasons)
+
+
+def unresolvable(*reasons: str) -> Status:
+    return Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, reasons)
+
+
+def error_status(message: str) -> Status:
+    return Status(Code.ERROR, (message,))
+
+
+SKIP = Status(Code.SKIP)
+
+
+class CycleState(dict):
+    """Per-cycle key → value store; keys are built from plugin names."""
+
+
+@dataclass(slots=True)
+class PreFilterResult:
+    """Nodes a PreFilter plugin restricts the cycle to (None means all nodes)."""
+
+    node_names: set[str] | None = None
+
+
+@dataclass(slots=True, eq=False)
+class NodeInfo:
+    """A node and what is already placed on it (pods bound or assumed).
+
+    k8s: pkg/scheduler/framework/types.go NodeInfo. `requested` sums the pod
+    requests (non-zero defaults are not used for fit: kube-scheduler's Fit
+    plugin compares against actual requests).
+    """
+
+    node: dict
+    pods: dict[str, dict] = field(default_factory=dict)  # uid -> pod
+    requested: Resources = field(default_factory=Resources)
+    generation: int = 0
+
+    @property
+    def name(self) -> str:
+        return self.node["metadata"]["name"]
+
+    def add_pod(self, pod: dict) -> None:
+        uid = pod["metadata"]["uid"]
+        if uid in self.pods:
+            return
+        self.pods[uid] = pod
+        self.requested = self.requested + pod_requests(pod)
+        self.generation += 1
+
+    def remove_pod(self, pod: dict) -> None:
+        uid = pod["metadata"]["uid"]
+        old = self.pods.pop(uid, None)
+        if old is not None:
+            self.requested = self.requested - pod_requests(old)
+            self.generation += 1
+
+
+@runtime_checkable
+class PreEnqueuePlugin(Protocol):
+    name: ClassVar[str]
+
+    def pre_enqueue(self, pod: dict) -> Status | None: ...
+
+
+@runtime_checkable
+class PreFilterPlugin(Protocol):
+    name: ClassVar[str]
+
+    def pre_filter(self, state: CycleState, pod: dict, nodes: list[NodeInfo]) -> tuple[PreFilterResult | None, Status | None]: ...
+
+
+@runtime_checkable
+class FilterPlugin(Protocol):
+    name: ClassVar[str]
+
+    def filter(self, state: CycleState, pod: dict, node: NodeInfo) -> Status | None: ...
+
+
+@runtime_checkable
+class PostFilterPlugin(Protocol):
+    name: ClassVar[str]
+
+    def post_filter(self, state: CycleState, pod: dict, statuses: dict[str, Status]) -> Status | None: ...
+
+
+@runtime_checkable
+class ScorePlugin(Protocol):
+    """score() returns 0..100 per node; normalize() (optional) rescales in place."""
+
+    name: ClassVar[str]
+    weight: int
+
+    def score(self, state: CycleState, pod: dict, node: NodeInfo) -> int: ...
+
+
+@runtime_checkable
+class ReservePlugin(Protocol):
+    name: ClassVar[str]
+
+    def reserve(self, state: CycleState, pod: dict, node_name: str) -> Status | None: ...
+
+    def unreserve(self, state: CycleState, pod: dict, node_name: str) -> None: ...
+
+
+@runtime_checkable
+class PreBindPlugin(Protocol):
+    name: ClassVar[str]
+
+    def pre_bind(self, state: CycleState, pod: dict, node_name: str) -> Status | None: ...
+
+
+MAX_NODE_SCORE = 100
+
+
+@dataclass(slots=True)
+class Diagnosis:
+    """Why a pod did not fit. k8s: pkg/scheduler/framework/types.go Diagnosis."""
+
+    node_to_status: dict[str, Status] = field(default_factory=dict)
+    absent_status: Status | None = None
+    pre_filter_msg: str = ""
+    post_filter_msg: str = ""
+    unschedulable_plugins: set[str] = field(default_factory=set)
+
+
+def fit_error_message(num_nodes: int, d: Diagnosis) -> str:
+    """k8s: pkg/scheduler/framework/types.go, FitError.Error().
+
+    "0/3 nodes are available: 1 Insufficient cpu, 2 cannot allocate all claims."
+    Reasons are counted across nodes, rendered "<count> <reason>", sorted as
+    strings (so "10 x" sorts before "2 y", as in Go) and joined with ", ".
+    """
+    msg = f"0/{num_nodes} nodes are available:"
+    if d.pre_filter_msg:
+        msg += f" {d.pre_filter_msg}."
+    else:
+        counts: Counter[str] = Counter()
+        for status in d.node_to_status.values():
+            for r in status.reasons:
+                counts[r] += 1
+        absent = num_nodes - len(d.node_to_status)
+        if absent > 0 and d.absent_status is not None:
+            for r in d.absent_status.reasons:
+                counts[r] += absent
+        if counts:
+            msg += " " + ", ".join(sorted(f"{n} {r}" for r, n in counts.items())) + "."
+    if d.post_filter_msg:
+        msg += f" {d.post_filter_msg}"
+    return msg
+
+
+def get_state(state: CycleState, key: str) -> Any:
+    try:
+        return state[key]
+    except KeyError:
+        from drasim.errors import InternalError
+
+        raise InternalError(f"reading {key!r} from cycle state: not found") from None

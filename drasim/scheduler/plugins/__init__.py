@@ -1,0 +1,1 @@
+"""drasim.scheduler/plugins"""

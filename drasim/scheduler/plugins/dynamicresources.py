@@ -1,0 +1,393 @@
+"""The DynamicResources plugin: allocates a pod's ResourceClaims during scheduling.
+
+k8s: pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go,
+     .../extendeddynamicresources.go (KEP-5004), .../dra_manager.go.
+Spec: ../shared/spec/allocator.md §19, extended-resources.md §3, §5-§7.
+
+The plugin keeps long-lived state that kube-scheduler's DRA manager keeps in
+informers and the assume cache: the allocator's slice index (with
+DeviceTaintRule taints merged in, as the ResourceSlice tracker does), the
+allocated devices of every claim, and the claims in flight between Reserve
+and PreBind.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from drasim.allocator import AllocatedState, Allocator, NodeAllocationFailure
+from drasim.api.devicetaints import rule_matches_device
+from drasim.api.podresources import resource_list
+from drasim.scheduler.helpers.nodeselector import node_selector_matches
+from drasim.metrics import Metrics
+from drasim.errors import AllocationError
+from drasim.scheduler.framework import (SKIP, CycleState, NodeInfo, PreFilterResult, Status, error_status,
+                                        get_state, unresolvable, unschedulable)
+from drasim.scheduler.plugins import extendedresources as ext
+from drasim.store import DELETED, MemoryStore, WatchEvent, clone
+
+NAME = "DynamicResources"
+_STATE_KEY = "PreFilter" + NAME
+DELETE_PROTECTION_FINALIZER = "resource.kubernetes.io/delete-protection"
+RESERVED_FOR_MAX_SIZE = 256   # k8s: ResourceClaimReservedForMaxSize
+
+# Reasons, verbatim from kube-scheduler (users search for them).
+REASON_CANNOT_ALLOCATE = "cannot allocate all claims"
+REASON_NOT_AVAILABLE = "resourceclaim not available on the node"
+
+
+def _in_memory_claim(pod: dict, requests: list[dict]) -> dict:
+    """The special claim as PreFilter keeps it in memory: an invalid name on purpose (spec §7.1)."""
+    claim = ext.new_extended_resource_claim(pod, requests)
+    claim["metadata"]["name"] = ext.SPECIAL_CLAIM_IN_MEMORY_NAME
+    claim["metadata"]["uid"] = "extended-resources-" + pod["metadata"]["uid"]
+    return claim
+
+
+@dataclass(slots=True)
+class _PodClaims:
+    """What PreFilter learned about the pod's claims (k8s: stateData)."""
+
+    claims: list[dict]                         # every claim of the pod, in spec order
+    to_allocate: list[dict]                    # claims without allocation, in spec order
+    allocated: list[dict]                      # claims with allocation (their nodeSelector filters)
+    extended: dict[str, int] = field(default_factory=dict)  # DRA-extended requests, when one maps to a class
+    node_results: dict[str, list[dict]] = field(default_factory=dict)   # node -> allocations (to_allocate order [+ ext])
+    node_extended: dict[str, tuple[list[dict], list[dict]]] = field(default_factory=dict)  # node -> (requests, mappings)
+    unavailable: set[str] = field(default_factory=set)  # allocated claims that fit no node
+
+
+def claim_name_for(pod: dict, entry: dict) -> tuple[str | None, bool, str | None]:
+    """(claim name, must check owner, error) for one pod.spec.resourceClaims entry.
+
+    k8s: staging/src/k8s.io/dynamic-resource-allocation/resourceclaim/resourceclaim.go Name().
+    """
+    if entry.get("resourceClaimName"):
+        return entry["resourceClaimName"], False, None
+    if entry.get("resourceClaimTemplateName"):
+        for status in (pod.get("status") or {}).get("resourceClaimStatuses") or ():
+            if status.get("name") == entry.get("name"):
+                return status.get("resourceClaimName"), True, None   # None: no claim needed
+        md = pod["metadata"]
+        return None, True, f'pod "{md.get("namespace")}/{md["name"]}": ResourceClaim not created yet'
+    return None, False, "internal error: pod claim entry without claim source"
+
+
+def is_owned_by(claim: dict, pod: dict) -> bool:
+    uid = pod["metadata"]["uid"]
+    return any(ref.get("uid") == uid and ref.get("controller") for ref in claim["metadata"].get("ownerReferences") or ())
+
+
+def reserved_for_pod(claim: dict, pod: dict) -> bool:
+    uid = pod["metadata"]["uid"]
+    return any(r.get("uid") == uid for r in (claim.get("status") or {}).get("reservedFor") or ())
+
+
+class DynamicResources:
+    """PreEnqueue, PreFilter, Filter, PostFilter, Reserve, Unreserve, PreBind."""
+
+    name = NAME
+
+    def __init__(self, store: MemoryStore, allocator: Allocator, er_cache, metrics: Metrics | None = None) -> None:
+        self.store = store
+        self.allocator = allocator
+        self.er_cache = er_cache
+        self.metrics = metrics
+        self.allocated = AllocatedState()
+        self._claim_allocs: dict[str, dict] = {}      # claim uid -> allocation counted in self.allocated
+        self._in_flight: dict[str, dict] = {}         # claim uid -> allocation reserved, not yet written
+        self._slices: dict[str, dict] = {}            # name -> slice as stored
+        self._rules: dict[str, dict] = {}             # name -> DeviceTaintRule
+        self._alloc_cache: dict[str, tuple[dict, dict[str, int]]] = {}
+        store.subscribe(self._on_event)
+
+    # -- informers ------------------------------------------------------------------
+    def _on_event(self, ev: WatchEvent) -> None:
+        kind = ev.kind
+        if kind == "ResourceClaim":
+            self._on_claim(ev)
+        elif kind == "ResourceSlice":
+            name = ev.obj["metadata"]["name"]
+            if ev.type == DELETED:
+                self._slices.pop(name, None)
+                self.allocator.remove_slice(name)
+            else:
+                self._slices[name] = ev.obj
+                self.allocator.set_slice(self._with_rule_taints(ev.obj))
+        elif kind == "DeviceClass":
+            if ev.type == DELETED:
+                self.allocator.remove_class(ev.obj["metadata"]["name"])
+            else:
+                self.allocator.set_class(ev.obj)
+        elif kind == "DeviceTaintRule":
+            name = ev.obj["metadata"]["name"]
+            if ev.type == DELETED:
+                self._rules.pop(name, None)
+            else:
+                if ev.old is not None and ev.old.get("spec") == ev.obj.get("spec") and name in self._rules:
+                    self._rules[name] = ev.obj
+                    return   # status-only change
+                self._rules[name] = ev.obj
+            for s in self._slices.values():
+                self.allocator.set_slice(self._with_rule_taints(s))
+
+    def _with_rule_taints(self, slice_: dict) -> dict:
+        """Merge DeviceTaintRule taints into the slice's devices (k8s: resourceslice/tracker)."""
+        if not self._rules:
+            return slice_
+        spec = slice_["spec"]
+        driver, pool = spec.get("driver"), (spec.get("pool") or {}).get("name")
+        devices = spec.get("devices") or []
+        patched = None
+        for i, device in enumerate(devices):
+            extra = [r["spec"]["taint"] for r in self._rules.values()
+                     if rule_matches_device(r, driver, pool, device.get("name"))]
+            if extra:
+                if patched is None:
+                    patched = [dict(d) for d in devices]
+                patched[i]["taints"] = list(device.get("taints") or []) + extra
+        if patched is None:
+            return slice_
+        return dict(slice_, spec=dict(spec, devices=patched))
+
+    def _on_claim(self, ev: WatchEvent) -> None:
+        uid = ev.obj["metadata"]["uid"]
+        allocation = None if ev.type == DELETED else (ev.obj.get("status") or {}).get("allocation")
+        current = self._claim_allocs.get(uid)
+        if allocation == current:
+            return
+        if current is not None:
+            self.allocated.remove(current)
+            del self._claim_allocs[uid]
+        if allocation is not None:
+            if uid in self._in_flight:   # our own PreBind write: already counted
+                self.allocated.remove(self._in_flight.pop(uid))
+            self.allocated.add(allocation)
+            self._claim_allocs[uid] = allocation
+
+    # -- PreEnqueue -------------------------------------------------------------------
+    def pre_enqueue(self, pod: dict) -> Status | None:
+        """All claims must exist before the pod is tried (k8s: PreEnqueue)."""
+        ns = pod["metadata"].get("namespace")
+        for entry in (pod.get("spec") or {}).get("resourceClaims") or ():
+            name, _, err = claim_name_for(pod, entry)
+            if err:
+                return unresolvable(err)
+            if name is not None and self.store.get("ResourceClaim", ns, name) is None:
+                return unresolvable(f'resourceclaim.resource.k8s.io "{name}" not found')
+        return None
+
+    # -- PreFilter ---------------------------------------------------------------------
+    def pre_filter(self, state: CycleState, pod: dict, nodes: list[NodeInfo]):
+        ns = pod["metadata"].get("namespace")
+        claims: list[dict] = []
+        for entry in (pod.get("spec") or {}).get("resourceClaims") or ():
+            name, check_owner, err = claim_name_for(pod, entry)
+            if err:
+                return None, unresolvable(err)
+            if name is None:
+                continue
+            claim = self.store.get("ResourceClaim", ns, name)
+            if claim is None:
+                return None, unresolvable(f'resourceclaim.resource.k8s.io "{name}" not found')
+            if claim["metadata"].get("deletionTimestamp"):
+                return None, unresolvable(f'resourceclaim "{name}" is being deleted')
+            if check_owner and not is_owned_by(claim, pod):
+                return None, unresolvable(f"ResourceClaim {ns}/{name} was not created for Pod "
+                                          f"{ns}/{pod['metadata']['name']} (Pod is not owner)")
+            claims.append(claim)
+        ext_reqs = ext.pod_extended_requests(pod)
+        extended = ext_reqs if ext.has_mapped_extended_resource(ext_reqs, self.er_cache) else {}
+        if not claims and not extended:
+            return None, SKIP
+        to_allocate = [c for c in claims if not (c.get("status") or {}).get("allocation")]
+        allocated = [c for c in claims if (c.get("status") or {}).get("allocation")]
+        missing = self.allocator.missing_classes(to_allocate)
+        if missing:   # allocator.md §14.3
+            request, class_name = missing[0]
+            return None, unresolvable(f"request {request}: device class {class_name} does not exist")
+        for claim in to_allocate:
+            if claim["metadata"]["uid"] in self._in_flight:
+                return None, unschedulable(f"resource claim {ns}/{claim['metadata']['name']} "
+                                           "is in the process of being allocated")
+        for claim in allocated:
+            if len((claim.get("status") or {}).get("reservedFor") or ()) >= RESERVED_FOR_MAX_SIZE \
+                    and not reserved_for_pod(claim, pod):
+                return None, unresolvable(f"resourceclaim {ns}/{claim['metadata']['name']} "
+                                          "has reached its maximum number of consumers (256)")
+        state[_STATE_KEY] = _PodClaims(claims, to_allocate, allocated, extended)
+        return None, None
+
+    # -- Filter ---------------------------------------------------------------------
+    def filter(self, state: CycleState, pod: dict, node: NodeInfo) -> Status | None:
+        s: _PodClaims = get_state(state, _STATE_KEY)
+        labels_node = node.node
+        for claim in s.allocated:
+            selector = claim["status"]["allocation"].get("nodeSelector")
+            if selector is not None and not node_selector_matches(selector, labels_node):
+                return unresolvable(REASON_NOT_AVAILABLE)
+        claims = s.to_allocate
+        requests: list[dict] = []
+        if s.extended:
+            routing = ext.route_extended_resources(s.extended, self._allocatable(node), self.er_cache)
+            if routing.unresolved:
+                return unresolvable(ext.REASON_CANNOT_FIT_RESOURCE)
+            if routing.dra:
+                requests, mappings = ext.build_requests_and_mappings(pod, routing.dra, self.er_cache)
+                s.node_extended[node.name] = (requests, mappings)
+                claims = claims + [_in_memory_claim(pod, requests)]
+            else:
+                s.node_extended.pop(node.name, None)
+        if not claims:
+            s.node_results[node.name] = []
+            return None
+        try:
+            results = self.allocator.allocate(labels_node, claims, self._effective_allocated())
+        except NodeAllocationFailure as e:
+            return unresolvable(str(e))
+        except AllocationError as e:
+            return error_status(str(e))
+        if results is None:
+            return unresolvable(REASON_CANNOT_ALLOCATE)
+        s.node_results[node.name] = results
+        return None
+
+    def _effective_allocated(self) -> AllocatedState:
+        return self.allocated
+
+    def _allocatable(self, node: NodeInfo) -> dict[str, int]:
+        cached = self._alloc_cache.get(node.name)
+        if cached is None or cached[0] is not node.node:
+            status = node.node.get("status") or {}
+            cached = (node.node, resource_list(status.get("allocatable") or status.get("capacity")))
+            self._alloc_cache[node.name] = cached
+        return cached[1]
+
+    # -- PostFilter -----------------------------------------------------------------
+    def post_filter(self, state: CycleState, pod: dict, statuses: dict[str, Status]) -> Status | None:
+        """Deallocate an allocated claim that fits no node, if nobody else uses it (allocator.md §19.5)."""
+        s: _PodClaims | None = state.get(_STATE_KEY)
+        if s is None or not s.allocated:
+            return None
+        if not any(REASON_NOT_AVAILABLE in st.reasons for st in statuses.values()):
+            return unschedulable("still not schedulable")
+        for claim in s.allocated:
+            reserved = (claim.get("status") or {}).get("reservedFor") or []
+            if all(r.get("uid") == pod["metadata"]["uid"] for r in reserved):
+                current = self.store.get("ResourceClaim", claim["metadata"]["namespace"], claim["metadata"]["name"])
+                if current is None:
+                    continue
+                status = clone(current.get("status") or {})
+                status.pop("allocation", None)
+                status.pop("reservedFor", None)
+                status.pop("devices", None)
+                self.store.update_status(dict(current, status=status))
+                return unschedulable("deallocation of ResourceClaim completed")
+        return unschedulable("still not schedulable")
+
+    # -- Reserve / Unreserve ----------------------------------------------------------
+    def reserve(self, state: CycleState, pod: dict, node_name: str) -> Status | None:
+        s: _PodClaims | None = state.get(_STATE_KEY)
+        if s is None:
+            return None
+        results = s.node_results.get(node_name)
+        if results is None:
+            return error_status(f"internal error: no allocation recorded for node {node_name}")
+        for claim, allocation in zip(s.to_allocate, results):
+            self._in_flight[claim["metadata"]["uid"]] = allocation
+            self.allocated.add(allocation)
+        if len(results) > len(s.to_allocate):
+            state[_STATE_KEY + "/extended"] = results[len(s.to_allocate)]
+            self.allocated.add(results[len(s.to_allocate)])
+        return None
+
+    def unreserve(self, state: CycleState, pod: dict, node_name: str) -> None:
+        s: _PodClaims | None = state.get(_STATE_KEY)
+        if s is None:
+            return
+        for claim in s.to_allocate:
+            allocation = self._in_flight.pop(claim["metadata"]["uid"], None)
+            if allocation is not None:
+                self.allocated.remove(allocation)
+        er_alloc = state.pop(_STATE_KEY + "/extended", None)
+        if er_alloc is not None:
+            self.allocated.remove(er_alloc)
+            created = state.pop(_STATE_KEY + "/extended-claim", None)
+            if created is not None:
+                self._delete_extended_claim(created)
+
+    # -- PreBind -----------------------------------------------------------------------
+    def pre_bind(self, state: CycleState, pod: dict, node_name: str) -> Status | None:
+        """Write allocations and reservations (k8s: bindClaim), and the extended-resource claim."""
+        s: _PodClaims | None = state.get(_STATE_KEY)
+        if s is None:
+            return None
+        results = s.node_results.get(node_name) or []
+        now = self.store.clock.timestamp()
+        allocations = dict(zip((c["metadata"]["uid"] for c in s.to_allocate), results))
+        for claim in s.claims:
+            self._bind_claim(claim, pod, allocations.get(claim["metadata"]["uid"]), now)
+        er_alloc = state.get(_STATE_KEY + "/extended")
+        if er_alloc is not None:
+            requests, mappings = s.node_extended[node_name]
+            return self._bind_extended_claim(state, pod, requests, mappings, er_alloc, now)
+        return None
+
+    def _bind_claim(self, claim: dict, pod: dict, allocation: dict | None, now: str) -> dict:
+        md = claim["metadata"]
+        current = self.store.get("ResourceClaim", md["namespace"], md["name"])
+        if allocation is not None and DELETE_PROTECTION_FINALIZER not in (current["metadata"].get("finalizers") or ()):
+            updated = clone(current)
+            updated["metadata"].setdefault("finalizers", []).append(DELETE_PROTECTION_FINALIZER)
+            current = self.store.update(updated)
+        status = clone(current.get("status") or {})
+        if allocation is not None:
+            status["allocation"] = dict(allocation, allocationTimestamp=now)
+            self._in_flight[md["uid"]] = status["allocation"]
+            # the allocation object written differs (timestamp): swap what we counted
+            self.allocated.remove(allocation)
+            self.allocated.add(status["allocation"])
+        reserved = status.setdefault("reservedFor", [])
+        if not any(r.get("uid") == pod["metadata"]["uid"] for r in reserved):
+            reserved.append({"resource": "pods", "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"]})
+        return self.store.update_status(dict(current, status=status))
+
+    def _bind_extended_claim(self, state: CycleState, pod: dict, requests: list[dict], mappings: list[dict],
+                             allocation: dict, now: str) -> Status | None:
+        claim = ext.new_extended_resource_claim(pod, requests)
+        claim["metadata"]["finalizers"] = [DELETE_PROTECTION_FINALIZER]
+        try:
+            created = self.store.create(claim)
+        except Exception as e:  # quota admission or a name clash: PreBind fails, pod retried
+            if self.metrics:
+                self.metrics.claim_creates.labels(status="failure", admin_access="false").inc()
+            return error_status(f"create ResourceClaim for extended resources: {e}")
+        if self.metrics:
+            self.metrics.claim_creates.labels(status="success", admin_access="false").inc()
+        state[_STATE_KEY + "/extended-claim"] = created
+        stored_alloc = dict(allocation, allocationTimestamp=now)
+        self._in_flight[created["metadata"]["uid"]] = stored_alloc
+        self.allocated.remove(allocation)
+        self.allocated.add(stored_alloc)
+        status = {"allocation": stored_alloc,
+                  "reservedFor": [{"resource": "pods", "name": pod["metadata"]["name"],
+                                   "uid": pod["metadata"]["uid"]}]}
+        self.store.update_status(dict(created, status=status))
+        current = self.store.get("Pod", pod["metadata"]["namespace"], pod["metadata"]["name"])
+        pod_status = clone(current.get("status") or {})
+        pod_status["extendedResourceClaimStatus"] = {"resourceClaimName": created["metadata"]["name"],
+                                                     "requestMappings": mappings}
+        self.store.update_status(dict(current, status=pod_status))
+        return None
+
+    def _delete_extended_claim(self, claim: dict) -> None:
+        """k8s: unreserveExtendedResourceClaim — drop the finalizer and delete (errors only logged)."""
+        md = claim["metadata"]
+        current = self.store.get("ResourceClaim", md["namespace"], md["name"])
+        if current is None:
+            return
+        updated = clone(current)
+        updated["metadata"]["finalizers"] = [f for f in current["metadata"].get("finalizers") or ()
+                                             if f != DELETE_PROTECTION_FINALIZER]
+        self.store.update(updated)
+        if self.store.get("ResourceClaim", md["namespace"], md["name"]) is not None:
+            self.store.delete("ResourceClaim", md["namespace"], md["name"])

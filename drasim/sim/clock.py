@@ -1,0 +1,68 @@
+"""The virtual clock: the only notion of time in drasim.
+
+Shaped like SimPy's Environment: only run() moves `now`; a sequence counter
+makes callbacks scheduled for the same instant run first-in, first-out, so
+every run is deterministic. Nothing outside drasim/sim reads the wall clock.
+Time is seconds since the Unix epoch (float), rendered as RFC 3339.
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+from datetime import datetime, timezone
+from typing import Callable
+
+DEFAULT_START = "2026-01-01T00:00:00Z"
+
+
+def parse_time(text: str) -> float:
+    """RFC 3339 ("2026-03-01T00:00:00Z", fractional seconds allowed) → epoch seconds."""
+    value = text.strip()
+    if value.endswith("Z") or value.endswith("z"):
+        value = value[:-1] + "+00:00"
+    dt = datetime.fromisoformat(value)
+    if dt.tzinfo is None:
+        dt = dt.replace(tzinfo=timezone.utc)
+    return dt.timestamp()
+
+
+def format_time(seconds: float) -> str:
+    """Epoch seconds → RFC 3339 in whole seconds, as metav1.Time serialises."""
+    return datetime.fromtimestamp(int(seconds), tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class Clock:
+    """A virtual clock with a timer queue."""
+
+    def __init__(self, start: float | str = DEFAULT_START) -> None:
+        self.now = parse_time(start) if isinstance(start, str) else float(start)
+        self._queue: list[tuple[float, int, Callable[[], None]]] = []
+        self._seq = itertools.count()
+
+    def call_at(self, when: float, fn: Callable[[], None]) -> None:
+        """Run fn at virtual time `when` (now if it is already past)."""
+        heapq.heappush(self._queue, (max(when, self.now), next(self._seq), fn))
+
+    def call_later(self, delay: float, fn: Callable[[], None]) -> None:
+        self.call_at(self.now + delay, fn)
+
+    def advance(self, seconds: float) -> None:
+        """Move time forward without running timers (used while applying a phase)."""
+        self.now += seconds
+
+    def next_timer(self) -> float | None:
+        return self._queue[0][0] if self._queue else None
+
+    def fire_next(self) -> bool:
+        """Advance to the earliest timer and run every callback due at that instant."""
+        if not self._queue:
+            return False
+        when = self._queue[0][0]
+        self.now = max(self.now, when)
+        while self._queue and self._queue[0][0] <= when:
+            _, _, fn = heapq.heappop(self._queue)
+            fn()
+        return True
+
+    def timestamp(self) -> str:
+        return format_time(self.now)

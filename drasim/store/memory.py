@@ -1,0 +1,227 @@
+"""A versioned object store with watch, shaped like the API server's storage.
+
+Every write bumps one cluster-wide resourceVersion (as etcd's revision does),
+assigns uid/creationTimestamp/generation on create, honours finalizers on
+delete (deletionTimestamp first, removal once they are gone) and notifies
+subscribers synchronously. Subscribers are informer event handlers: they only
+enqueue work; the simulation loop runs it later.
+
+Objects handed out are the stored dicts themselves: callers must not mutate
+them (copy with `clone()` first). That keeps reads free on the hot path.
+"""
+from __future__ import annotations
+
+import random
+import uuid
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from drasim.api.kinds import BY_KIND, Kind
+from drasim.errors import InputError
+from drasim.sim.clock import Clock
+
+
+class StoreError(InputError):
+    """A request the API server would refuse (not found, conflict, already exists)."""
+
+    def __init__(self, reason: str, message: str, code: int) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.code = code
+
+
+def not_found(kind: Kind, name: str) -> StoreError:
+    return StoreError("NotFound", f'{kind.resource} "{name}" not found', 404)
+
+
+def already_exists(kind: Kind, name: str) -> StoreError:
+    return StoreError("AlreadyExists", f'{kind.resource} "{name}" already exists', 409)
+
+
+def conflict(kind: Kind, name: str) -> StoreError:
+    return StoreError("Conflict", f'Operation cannot be fulfilled on {kind.resource} "{name}": '
+                      "the object has been modified; please apply your changes to the latest version and try again",
+                      409)
+
+
+ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
+
+# k8s: apiserver names.SimpleNameGenerator: 5 characters from this alphabet (no vowels, no look-alikes).
+_GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+_MAX_GENERATED_BASE = 58  # 63 - 5
+
+
+@dataclass(frozen=True, slots=True)
+class WatchEvent:
+    type: str
+    kind: str
+    obj: dict
+    old: dict | None = None
+
+
+Key = tuple[str, str]  # (namespace or "", name)
+
+
+def clone(value):
+    """Deep copy of JSON-shaped data; much faster than copy.deepcopy."""
+    if isinstance(value, dict):
+        return {k: clone(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [clone(v) for v in value]
+    return value
+
+
+def key_of(obj: dict) -> Key:
+    md = obj["metadata"]
+    return (md.get("namespace") or "", md["name"])
+
+
+class MemoryStore:
+    """All objects in memory, per kind, keyed by (namespace, name)."""
+
+    def __init__(self, clock: Clock, seed: int = 0) -> None:
+        self.clock = clock
+        self._objects: dict[str, dict[Key, dict]] = {k: {} for k in BY_KIND}
+        self._revision = 0
+        self._rng = random.Random(seed)
+        self._subscribers: list[Callable[[WatchEvent], None]] = []
+
+    # -- reads ---------------------------------------------------------------
+    @property
+    def revision(self) -> int:
+        return self._revision
+
+    def get(self, kind: str, namespace: str | None, name: str) -> dict | None:
+        return self._objects[kind].get((namespace or "", name))
+
+    def list(self, kind: str, namespace: str | None = None) -> list[dict]:
+        objs = self._objects[kind].values()
+        if namespace is None:
+            return list(objs)
+        return [o for o in objs if o["metadata"].get("namespace") == namespace]
+
+    def count(self, kind: str) -> int:
+        return len(self._objects[kind])
+
+    def subscribe(self, handler: Callable[[WatchEvent], None]) -> None:
+        self._subscribers.append(handler)
+
+    # -- writes --------------------------------------------------------------
+    def _next_rv(self) -> str:
+        self._revision += 1
+        return str(self._revision)
+
+    def new_uid(self) -> str:
+        return str(uuid.UUID(int=self._rng.getrandbits(128), version=4))
+
+    def _generate_name(self, kind: Kind, base: str, namespace: str) -> str:
+        base = base[:_MAX_GENERATED_BASE]
+        while True:
+            name = base + "".join(self._rng.choice(_GENERATE_ALPHABET) for _ in range(5))
+            if (namespace, name) not in self._objects[kind.kind]:
+                return name
+
+    def _notify(self, event: WatchEvent) -> None:
+        for handler in self._subscribers:
+            handler(event)
+
+    def create(self, obj: dict) -> dict:
+        """Store a new object; fills uid, resourceVersion, creationTimestamp, generation."""
+        kind = BY_KIND[obj["kind"]]
+        obj = clone(obj)
+        md = obj.setdefault("metadata", {})
+        ns = md.get("namespace") or "" if kind.namespaced else ""
+        if not md.get("name") and md.get("generateName"):
+            md["name"] = self._generate_name(kind, md["generateName"], ns)
+        key = (ns, md["name"])
+        table = self._objects[kind.kind]
+        if key in table:
+            raise already_exists(kind, md["name"])
+        md.setdefault("uid", self.new_uid())
+        md.setdefault("creationTimestamp", self.clock.timestamp())
+        if kind.kind not in ("Pod", "Node", "Namespace", "Event", "ResourceQuota"):
+            md.setdefault("generation", 1)
+        md.pop("deletionTimestamp", None)
+        md["resourceVersion"] = self._next_rv()
+        table[key] = obj
+        self._notify(WatchEvent(ADDED, kind.kind, obj))
+        return obj
+
+    def _replace(self, kind: Kind, key: Key, new: dict, old: dict) -> dict:
+        new["metadata"]["resourceVersion"] = self._next_rv()
+        self._objects[kind.kind][key] = new
+        if new["metadata"].get("deletionTimestamp") and not new["metadata"].get("finalizers"):
+            del self._objects[kind.kind][key]
+            self._notify(WatchEvent(DELETED, kind.kind, new, old))
+        else:
+            self._notify(WatchEvent(MODIFIED, kind.kind, new, old))
+        return new
+
+    def _current(self, obj: dict) -> tuple[Kind, Key, dict]:
+        kind = BY_KIND[obj["kind"]]
+        key = key_of(obj)
+        old = self._objects[kind.kind].get(key)
+        if old is None:
+            raise not_found(kind, key[1])
+        rv = obj["metadata"].get("resourceVersion")
+        if rv and rv != old["metadata"]["resourceVersion"]:
+            raise conflict(kind, key[1])
+        return kind, key, old
+
+    def update(self, obj: dict) -> dict:
+        """Replace spec and metadata; status is kept for kinds with a status subresource."""
+        kind, key, old = self._current(obj)
+        new = clone(obj)
+        md, old_md = new["metadata"], old["metadata"]
+        for field in ("uid", "creationTimestamp", "deletionTimestamp", "generation"):
+            if field in old_md:
+                md[field] = old_md[field]
+            else:
+                md.pop(field, None)
+        if kind.has_status:
+            if "status" in old:
+                new["status"] = clone(old["status"])
+            else:
+                new.pop("status", None)
+        if "generation" in old_md and new.get("spec") != old.get("spec"):
+            md["generation"] = old_md["generation"] + 1
+        return self._replace(kind, key, new, old)
+
+    def update_status(self, obj: dict) -> dict:
+        """Replace only status (the /status subresource)."""
+        kind, key, old = self._current(obj)
+        new = dict(old)
+        new["metadata"] = dict(old["metadata"])
+        if "status" in obj:
+            new["status"] = clone(obj["status"])
+        else:
+            new.pop("status", None)
+        return self._replace(kind, key, new, old)
+
+    def delete(self, kind_name: str, namespace: str | None, name: str, *, uid: str | None = None) -> dict | None:
+        """Delete, or mark for deletion while finalizers remain. Returns the object or None."""
+        kind = BY_KIND[kind_name]
+        key = (namespace or "" if kind.namespaced else "", name)
+        table = self._objects[kind_name]
+        old = table.get(key)
+        if old is None:
+            raise not_found(kind, name)
+        if uid is not None and old["metadata"].get("uid") != uid:
+            raise StoreError("Conflict", f"Precondition failed: UID in precondition: {uid}, "
+                             f"UID in object meta: {old['metadata'].get('uid')}", 409)
+        if old["metadata"].get("finalizers"):
+            if old["metadata"].get("deletionTimestamp"):
+                return old
+            new = dict(old)
+            new["metadata"] = dict(old["metadata"], deletionTimestamp=self.clock.timestamp())
+            return self._replace(kind, key, new, old)
+        del table[key]
+        self._revision += 1
+        self._notify(WatchEvent(DELETED, kind_name, old, old))
+        return old
+
+    def all_objects(self, kinds: Iterable[Kind]) -> list[dict]:
+        out: list[dict] = []
+        for kind in kinds:
+            out.extend(self._objects[kind.kind][k] for k in sorted(self._objects[kind.kind]))
+        return out

@@ -1,0 +1,3 @@
+from . import fakecel
+
+fakecel.install()
