@@ -174,6 +174,10 @@ class Allocator:
                        state: AllocatedState) -> list[list[ReqData]]:
         """Per-node request data: fixes `All` device sets, raises errors in Kubernetes' order."""
         rows = pc.requests
+        if pc.error is None and not pc.has_all:
+            if pc.min_devices > RESULTS_MAX:
+                raise AllocationError(f"claim {pc.label}: number of requested devices {pc.min_devices} exceeds the claim limit of {RESULTS_MAX}")
+            return rows  # common case: nothing depends on the node
         if pc.has_all:
             rows = [[self._with_all_devices(pc, rd, view, selection, state) if rd.all_mode else rd for rd in subs]
                     for subs in rows]

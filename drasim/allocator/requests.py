@@ -68,7 +68,8 @@ class ReqData:
 class PreparedClaim:
     """The node-independent facts of a claim; *error* is raised when the search reaches *error_at*."""
 
-    __slots__ = ("claim", "label", "requests", "constraints", "error", "error_at", "has_all", "spec_requests")
+    __slots__ = ("claim", "label", "requests", "constraints", "error", "error_at", "has_all", "spec_requests",
+                 "min_devices")
 
     def __init__(self, claim: dict) -> None:
         meta = claim.get("metadata") or {}
@@ -81,6 +82,7 @@ class PreparedClaim:
         self.error: AllocationError | None = None
         self.error_at: tuple[int, int] = (len(self.spec_requests), 0)
         self.has_all = False
+        self.min_devices = 0
 
     def new_constraints(self) -> list:
         return [kind(names, attr) for kind, names, attr in self.constraints]
@@ -95,6 +97,8 @@ def prepare_claim(claim: dict, classes: Mapping[str, ClassRec], features: Featur
     except AllocationError as exc:
         prepared.error = exc
     prepared.has_all = any(rd.all_mode for subs in prepared.requests for rd in subs)
+    if prepared.error is None and not prepared.has_all:
+        prepared.min_devices = sum(min(rd.num_devices for rd in subs) for subs in prepared.requests)
     return prepared
 
 

@@ -52,6 +52,8 @@ def enhance_runtime_error(msg: str) -> str:
 class Selection:
     """Selector evaluation with per-device memo (spec §10): class first, stop at the first false."""
 
+    __slots__ = ("node", "features")
+
     def __init__(self, node: dict, features: Features) -> None:
         self.node = node
         self.features = features
@@ -101,6 +103,9 @@ class Selection:
 
 class Search:
     """State of one Allocate call: what is being allocated, counters and capacity taken so far."""
+
+    __slots__ = ("features", "state", "selection", "claims", "requests", "candidates", "share_id", "constraints",
+                 "results", "selected", "allocating", "allocating_capacity", "available", "consumed")
 
     def __init__(self, features: Features, state: AllocatedState, selection: Selection,
                  claims: list[PreparedClaim], requests: list[list[list[ReqData]]],

@@ -140,18 +140,17 @@ def format_value(value: Any) -> str:
 
 
 def _go_float(v: float) -> str:
-    """%v of a float64 is %g with the shortest repr (1.5, 1e+21)."""
-    if v != v or v in (float("inf"), float("-inf")):
-        return {"nan": "NaN", "inf": "+Inf", "-inf": "-Inf"}[repr(v)]
+    """%v of a float64: shortest digits, exponent form only below 1e-4 or from 1e21 on."""
+    if v != v:
+        return "NaN"
+    if v in (float("inf"), float("-inf")):
+        return "+Inf" if v > 0 else "-Inf"
+    if v.is_integer() and abs(v) < 1e21:
+        return str(int(v))
     text = repr(v)
     if "e" in text:
         mant, exp = text.split("e")
-        sign = "-" if exp.startswith("-") else "+"
-        return f"{mant}e{sign}{abs(int(exp)):02d}"
-    if text.endswith(".0"):
-        text = text[:-2]
-    if abs(v) >= 1e21:
-        return f"{v:e}"
+        return f"{mant}e{'-' if exp.startswith('-') else '+'}{abs(int(exp)):02d}"
     return text
 
 

@@ -28,6 +28,8 @@ _ERROR = cel.Type.ERROR
 
 def _check(expression: str, env_type: EnvType) -> None:
     """Type-check in NEW or STORED; raise CelCompileError with the API server's detail."""
+    if not _is_utf8(expression):  # a lone surrogate: JSON/YAML cannot carry one to Kubernetes
+        raise CelCompileError("compilation failed: ERROR: <input>:1:1: Syntax error: invalid UTF-8")
     try:
         checked = environment(env_type).compile(expression)
     except RuntimeError as err:
@@ -36,6 +38,14 @@ def _check(expression: str, env_type: EnvType) -> None:
     if returned not in _ACCEPTED_RESULTS:
         raise CelCompileError(f"must evaluate to bool or the unknown type, not {cel_go_type(returned)}")
     _check_literals(expression)
+
+
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
 
 
 _LITERAL_PROBES = {"matches": "''.matches({})", "duration": "duration({})", "timestamp": "timestamp({})"}
@@ -109,7 +119,7 @@ def compile_selector(expression: str) -> CompiledSelector:
 def validate_selector(expression: str) -> list[tuple[str, str]]:
     """The API server's checks at create/update (NewExpressions): [] when valid, else
     [(error_type, detail)] with error_type "Invalid", "Forbidden" or "TooLong"."""
-    if len(expression.encode()) > MAX_EXPRESSION_LENGTH:
+    if len(expression.encode("utf-8", "surrogatepass")) > MAX_EXPRESSION_LENGTH:
         return [("TooLong", f"may not be more than {MAX_EXPRESSION_LENGTH} bytes")]
     try:
         _check(expression, EnvType.NEW)

@@ -23,7 +23,22 @@ def _parser() -> argparse.ArgumentParser:
     sim.add_argument("--metrics", metavar="FILE", help="write Prometheus metrics (text format) to FILE")
     sim.add_argument("--seed", type=int, default=0, help="seed for names, uids and tie-breaks (default 0)")
     sim.add_argument("--events", action="store_true", help="include Events in json/yaml output")
+    dry = sub.add_parser("taint-dryrun", help="what would a DeviceTaintRule do if its effect was NoExecute?")
+    dry.add_argument("rule", metavar="RULE.yaml", help="a file with one DeviceTaintRule")
+    dry.add_argument("--cluster", nargs="+", required=True, metavar="PHASE",
+                     help="the cluster: manifest files or folders, applied as phases")
+    dry.add_argument("-o", "--output", choices=("table", "json"), default="table")
+    dry.add_argument("--seed", type=int, default=0)
     return ap
+
+
+def taint_dryrun(args: argparse.Namespace) -> int:
+    from drasim.cli import taintdryrun
+
+    rule, result, replacements = taintdryrun.what_if(args.rule, args.cluster, seed=args.seed)
+    render = taintdryrun.render_json if args.output == "json" else taintdryrun.render_table
+    sys.stdout.write(render(rule, result, replacements))
+    return 0
 
 
 def simulate(args: argparse.Namespace) -> int:
@@ -54,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command == "simulate":
             return simulate(args)
+        if args.command == "taint-dryrun":
+            return taint_dryrun(args)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

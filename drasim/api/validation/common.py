@@ -20,6 +20,11 @@ from drasim.api.quantity import Quantity, QuantityError, parse_quantity
 
 Errors = list[FieldError]
 
+def byte_len(s: str) -> int:
+    """Length in bytes, as Go's len(string); lone surrogates (not valid UTF-8) count as 3."""
+    return len(s.encode("utf-8", "surrogatepass"))
+
+
 # --- content/errors.go ---------------------------------------------------------------------------
 
 def max_len_error(n: int) -> str:
@@ -47,7 +52,7 @@ _SUBDOMAIN_RE = re.compile(DNS1123_SUBDOMAIN_FMT)
 @lru_cache(maxsize=8192)
 def is_dns1123_label(value: str) -> tuple[str, ...]:
     errs = []
-    if len(value.encode()) > 63:
+    if byte_len(value) > 63:
         errs.append(max_len_error(63))
     if not _LABEL_RE.fullmatch(value):
         if _SUBDOMAIN_RE.fullmatch(value):
@@ -60,7 +65,7 @@ def is_dns1123_label(value: str) -> tuple[str, ...]:
 @lru_cache(maxsize=8192)
 def is_dns1123_subdomain(value: str) -> tuple[str, ...]:
     errs = []
-    if len(value.encode()) > 253:
+    if byte_len(value) > 253:
         errs.append(max_len_error(253))
     if not _SUBDOMAIN_RE.fullmatch(value):
         errs.append(regex_error(_DNS1123_SUBDOMAIN_MSG, DNS1123_SUBDOMAIN_FMT, "example.com"))
@@ -95,7 +100,7 @@ def is_qualified_name(value: str) -> tuple[str, ...]:
                 + " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')",)
     if not name:
         errs.append("name part must be non-empty")
-    elif len(name.encode()) > 63:
+    elif byte_len(name) > 63:
         errs.append("name part " + max_len_error(63))
     if not _LABEL_KEY_RE.fullmatch(name):
         errs.append("name part " + regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc"))
@@ -105,7 +110,7 @@ def is_qualified_name(value: str) -> tuple[str, ...]:
 @lru_cache(maxsize=8192)
 def is_label_value(value: str) -> tuple[str, ...]:
     errs = []
-    if len(value.encode()) > 63:
+    if byte_len(value) > 63:
         errs.append(max_len_error(63))
     if not _LABEL_VALUE_RE.fullmatch(value):
         errs.append(regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
@@ -302,7 +307,7 @@ def _validate_annotations(meta: dict, path: Path, errs: Errors) -> None:
     items = _string_map(meta, "annotations", path, errs)
     for k, _ in items:
         errs.extend(messages_as_errors(is_qualified_name(k.lower()), apath, k))
-    if sum(len(k.encode()) + len(v.encode()) for k, v in items) > TOTAL_ANNOTATION_SIZE_LIMIT:
+    if sum(byte_len(k) + byte_len(v) for k, v in items) > TOTAL_ANNOTATION_SIZE_LIMIT:
         errs.append(too_long(apath, TOTAL_ANNOTATION_SIZE_LIMIT))
 
 
@@ -315,9 +320,9 @@ def meta_name(obj: Any) -> str:
 def json_bytes(value: Any) -> bytes:
     """The compact JSON encoding of a decoded value (what a RawExtension holds)."""
     try:
-        return json.dumps(value, separators=(",", ":"), default=str).encode()
+        return json.dumps(value, separators=(",", ":"), default=str).encode("utf-8", "surrogatepass")
     except (TypeError, ValueError):
-        return repr(value).encode()
+        return repr(value).encode("utf-8", "surrogatepass")
 
 
 # --- resource names (k8s: pkg/apis/core/v1/helper/helpers.go) --------------------------------------

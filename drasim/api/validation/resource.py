@@ -14,7 +14,7 @@ from drasim.api.fielderrors import (
     Path, duplicate, forbidden, internal, invalid, not_supported, required, too_long, too_many,
 )
 from drasim.api.validation import common
-from drasim.api.validation.common import BAD, Errors, dict_items, get_dict, get_list, get_str
+from drasim.api.validation.common import BAD, Errors, byte_len, dict_items, get_dict, get_list, get_str
 
 # --- limits (k8s: staging/src/k8s.io/api/resource/v1/types.go) ----------------------------------
 DEVICE_SELECTORS_MAX = 32
@@ -38,7 +38,7 @@ def validate_driver_name(name: str, path: Path) -> Errors:
     errs: Errors = []
     if name == "":
         errs.append(required(path, ""))
-    if len(name.encode()) > DRIVER_NAME_MAX_LENGTH:
+    if byte_len(name) > DRIVER_NAME_MAX_LENGTH:
         errs.append(too_long(path, DRIVER_NAME_MAX_LENGTH))
     errs.extend(common.messages_as_errors(common.is_dns1123_subdomain(name.lower()), path, name))
     return errs
@@ -49,7 +49,7 @@ def validate_pool_name(name: str, path: Path) -> Errors:
     if name == "":
         return [required(path, "")]
     errs: Errors = []
-    if len(name.encode()) > POOL_NAME_MAX_LENGTH:
+    if byte_len(name) > POOL_NAME_MAX_LENGTH:
         errs.append(too_long(path, POOL_NAME_MAX_LENGTH))
     for part in name.split("/"):
         errs.extend(common.messages_as_errors(common.is_dns1123_subdomain(part), path, part))
@@ -67,7 +67,7 @@ def validate_dns_subdomain(name: str, path: Path) -> Errors:
 
 def validate_c_identifier(value: str, path: Path) -> Errors:
     errs: Errors = []
-    if len(value.encode()) > DEVICE_MAX_ID_LENGTH:
+    if byte_len(value) > DEVICE_MAX_ID_LENGTH:
         errs.append(too_long(path, DEVICE_MAX_ID_LENGTH))
     errs.extend(common.messages_as_errors(common.is_c_identifier(value), path, value))
     return errs
@@ -166,10 +166,15 @@ def validate_cel_expression(expression: str, path: Path, stored: bool, errs: Err
     """VALID validateCELExpression: stored expressions are trusted; too long ones are not compiled."""
     if stored:
         return
-    if len(expression.encode()) > CEL_EXPRESSION_MAX_LENGTH:
+    if byte_len(expression) > CEL_EXPRESSION_MAX_LENGTH:
         errs.append(too_long(path, CEL_EXPRESSION_MAX_LENGTH))
         return
-    for kind, detail in _compile_errors(expression):
+    try:
+        found = _compile_errors(expression)
+    except Exception as exc:  # noqa: BLE001 - a CEL bug must not crash validation; Go reports InternalError
+        errs.append(internal(path, f"unsupported error type: {exc}"))
+        return
+    for kind, detail in found:
         errs.append(_cel_error(kind, detail, path, expression))
 
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 
-from drasim.api.fielderrors import Path, duplicate, forbidden, invalid, required, too_long, too_many
+from drasim.api.fielderrors import Path, forbidden, invalid, required, too_long, too_many
 from drasim.api.validation import common
 from drasim.api.validation.capacity import validate_request_policy
-from drasim.api.validation.common import BAD, Errors, dict_items, get_bool, get_dict, get_int, get_list, get_str
+from drasim.api.validation.common import BAD, Errors, byte_len, dict_items, get_bool, get_dict, get_int, get_list, get_str
 from drasim.api.validation.core import validate_node_selector
 from drasim.api.validation.resource import (
     check_list, check_unique, validate_device_taint, validate_dns_label, validate_driver_name,
@@ -266,7 +266,7 @@ def _validate_attribute(attr: object, path: Path, errs: Errors) -> None:
 def _validate_string_value(kind: str, value: str, path: Path, errs: Errors) -> None:
     if kind == "version" and not SEMVER_RE.fullmatch(value):
         errs.append(invalid(path, value, "must be a string compatible with semver.org spec 2.0.0"))
-    if len(value.encode()) > ATTRIBUTE_VALUE_MAX_LENGTH:
+    if byte_len(value) > ATTRIBUTE_VALUE_MAX_LENGTH:
         errs.append(too_long(path, ATTRIBUTE_VALUE_MAX_LENGTH))
 
 

@@ -1,6 +1,8 @@
 """The allocator's public surface and its layering."""
 from __future__ import annotations
 
+import os
+import pathlib
 import subprocess
 import sys
 
@@ -26,5 +28,7 @@ def test_layering():
             "bad = [m for m in sys.modules if m.split('.')[:2] in "
             "(['drasim','scheduler'], ['drasim','store'], ['drasim','server'], ['drasim','controllers'])]; "
             "print(bad); sys.exit(1 if bad else 0)")
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    root = pathlib.Path(__file__).resolve().parents[3]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr

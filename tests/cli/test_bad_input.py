@@ -1,0 +1,102 @@
+"""Bad input: one clear line naming file, object and field; exit 1; never a traceback; nothing applied."""
+import json
+import textwrap
+
+import pytest
+
+from drasim.cli.main import main
+
+NODE = """
+apiVersion: v1
+kind: Node
+metadata: {name: node-1}
+status:
+  allocatable: {cpu: "8", memory: 32Gi, pods: "110"}
+"""
+
+
+def run(tmp_path, capsys, *docs: str):
+    paths = []
+    for i, text in enumerate(docs):
+        p = tmp_path / f"{i:02d}.yaml"
+        p.write_text(textwrap.dedent(text))
+        paths.append(str(p))
+    code = main(["simulate", *paths, "-o", "json"])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize(("manifest", "needles"), [
+    pytest.param("kind: [unclosed", ["invalid YAML", "line 1"], id="yaml-syntax"),
+    pytest.param("- just\n- a list\n", ["must be a mapping"], id="not-a-mapping"),
+    pytest.param("apiVersion: v1\nmetadata: {name: x}\n", ["Object 'Kind' is missing"], id="no-kind"),
+    pytest.param("apiVersion: resource.k8s.io/v1beta1\nkind: DeviceClass\nmetadata: {name: x}\n",
+                 ['no matches for kind "DeviceClass" in version "resource.k8s.io/v1beta1"', "not served"],
+                 id="unserved-version"),
+    pytest.param("apiVersion: device.k8s.io/v1alpha1\nkind: DeviceTaintRule\nmetadata: {name: x}\n",
+                 ['no matches for kind "DeviceTaintRule" in version "device.k8s.io/v1alpha1"'], id="unknown-group"),
+    pytest.param("apiVersion: v1\nkind: Secret\nmetadata: {name: x}\n", ['no matches for kind "Secret"'],
+                 id="unknown-kind"),
+    pytest.param("""
+        apiVersion: resource.k8s.io/v1
+        kind: DeviceTaintRule
+        metadata: {name: r}
+        spec:
+          deviceSelector: {deviceClassName: gpu}
+          taint: {key: k, effect: NoExecute}
+        """, ['unknown field "spec.deviceSelector.deviceClassName"', "strict decoding error"], id="unknown-field"),
+    pytest.param("""
+        apiVersion: resource.k8s.io/v1
+        kind: DeviceClass
+        metadata: {name: gpu}
+        spec:
+          selectors:
+          - cel: {expression: 'device.driver == '}
+        """, ['DeviceClass.resource.k8s.io "gpu" is invalid', "spec.selectors[0].cel.expression", "Syntax error"],
+                 id="cel-syntax"),
+    pytest.param("""
+        apiVersion: resource.k8s.io/v1
+        kind: DeviceClass
+        metadata: {name: Bad_Name}
+        spec: {}
+        """, ['DeviceClass.resource.k8s.io "Bad_Name" is invalid', "metadata.name"], id="bad-name"),
+])
+def test_bad_input_is_one_clear_error(tmp_path, capsys, manifest, needles):
+    """Every class of bad input exits 1 with the file and a Kubernetes-style message, no traceback."""
+    code, out, err = run(tmp_path, capsys, manifest)
+    assert code == 1
+    assert "Traceback" not in err and out == ""
+    assert err.startswith("error: ") and str(tmp_path) in err
+    for needle in needles:
+        assert needle in err
+
+
+def test_missing_file(capsys):
+    """A path that does not exist is an error, not a traceback."""
+    assert main(["simulate", "/nonexistent/x.yaml"]) == 1
+    assert "no such file or directory" in capsys.readouterr().err
+
+
+def test_invalid_object_rejects_whole_phase(tmp_path, capsys):
+    """A phase with one invalid object is not half applied: the valid node before it is not created either."""
+    bad = NODE + """
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: c}
+spec:
+  devices:
+    requests:
+    - name: gpu
+"""
+    code, out, err = run(tmp_path, capsys, bad)
+    assert code == 1
+    assert "spec.devices.requests[0]" in err and "exactly one of `exactly` or `firstAvailable` is required" in err
+
+
+def test_valid_phase_outputs_list(tmp_path, capsys):
+    """Valid input exits 0 and prints a List with every object."""
+    code, out, err = run(tmp_path, capsys, NODE)
+    assert code == 0, err
+    state = json.loads(out)
+    assert state["kind"] == "List" and [o["kind"] for o in state["items"]] == ["Node"]
