@@ -127,7 +127,7 @@ class ControlPlane:
     # -- phases -------------------------------------------------------------------
     def apply(self, documents: Iterable[Document]) -> list[dict]:
         """Admit one phase: all objects are checked first; then each is created or updated."""
-        from drasim.api.validation import validate_object
+        from drasim.api.validation import DROPPED_ON_CREATE, validate_object
         from drasim.controllers.quotacontroller import admission_error_for
 
         prepared: list[tuple[Document, dict, dict | None]] = []
@@ -148,6 +148,8 @@ class ControlPlane:
             old = self.store.get(doc.kind.kind, md.get("namespace"), md.get("name", "")) if md.get("name") else None
             if old is not None:
                 obj = _merge_for_apply(old, obj, doc.kind)
+            elif doc.kind.kind in DROPPED_ON_CREATE:
+                obj.pop("status", None)
             apply_defaults(obj, self.clock.timestamp(), old, namespaced=doc.kind.namespaced)
             errors = validate_object(obj, old)
             if errors:

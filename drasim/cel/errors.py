@@ -50,6 +50,19 @@ _KEY_NOT_FOUND = re.compile(r'^Key not found in map : "?(.*?)"?$')
 _NO_OVERLOAD = re.compile(r"^No matching overloads found")
 
 
+ITERATION_RANGE = "<iter_range>"
+# Go's %T of the cel-go value a DRA expression may try to iterate over.
+_GO_VALUE_TYPES = {"STRING": "types.String", "INT": "types.Int", "UINT": "types.Uint",
+                   "DOUBLE": "types.Double", "BOOL": "types.Bool", "NULL": "types.Null",
+                   "BYTES": "types.Bytes", "kubernetes.Semver": "cel.Semver",
+                   "kubernetes.Quantity": "cel.Quantity"}
+
+
+def not_iterable_message(cpp_type: str) -> str:
+    """cel-go's error for a comprehension over a value that is not a list or map."""
+    return f"got '{_GO_VALUE_TYPES.get(cpp_type, cpp_type)}', expected iterable type"
+
+
 def runtime_message(status_text: str) -> str:
     """cel-cpp's evaluation error -> cel-go's error text (with DRA's no-such-key hint)."""
     text = _STATUS_SUFFIX.sub("", _STATUS.sub("", status_text.strip(), count=1))

@@ -13,8 +13,9 @@ from cel_expr_python import cel
 from drasim.cel import source
 from drasim.cel.device import DeviceInput
 from drasim.cel.environment import EnvType, environment, literal_env
-from drasim.cel.errors import (COST_LIMIT_EXCEEDED, CelCompileError, CelRuntimeError, cel_go_type,
-                               compile_message, not_bool_message, result_type_name, runtime_message)
+from drasim.cel.errors import (COST_LIMIT_EXCEEDED, ITERATION_RANGE, CelCompileError, CelRuntimeError,
+                               cel_go_type, compile_message, not_bool_message, not_iterable_message,
+                               result_type_name, runtime_message)
 
 # k8s: staging/src/k8s.io/api/resource/v1/types.go CELSelectorExpressionMaxLength
 MAX_EXPRESSION_LENGTH = 10 * 1024
@@ -104,8 +105,28 @@ class CompiledSelector:
             return value
         kind = result.type()
         if kind == _ERROR:
+            if ITERATION_RANGE in str(value):
+                raise CelRuntimeError(_not_iterable(self.expression, device) or runtime_message(str(value)))
             raise CelRuntimeError(runtime_message(str(value)))
         raise CelRuntimeError(not_bool_message(result_type_name(str(kind))))
+
+
+def _not_iterable(expression: str, device: DeviceInput) -> str | None:
+    """cel-cpp does not say what it failed to iterate over; find the first comprehension
+    range (that can be evaluated on its own) which is not a list or map."""
+    env = environment(EnvType.RUNTIME)
+    for receiver in source.macro_receivers(expression):
+        try:
+            probe = env.compile(f"type({source.rewrite_domain_lookups(receiver)})")
+        except RuntimeError:  # uses a comprehension or bind variable
+            continue
+        result = probe.eval(device.activation())
+        if result.type() == _ERROR:
+            continue
+        name = str(result.value())
+        if not name.startswith(("LIST", "MAP")):
+            return not_iterable_message(name)
+    return None
 
 
 @lru_cache(maxsize=4096)

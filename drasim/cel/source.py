@@ -219,3 +219,45 @@ def position(src: str, offset: int) -> tuple[int, int, str]:
     line_end = src.find("\n", offset)
     line = src[line_start:line_end if line_end >= 0 else len(src)]
     return src.count("\n", 0, offset) + 1, offset - line_start + 1, line
+
+
+def _chain_start(sig: list[Token], k: int) -> int:
+    """Start of the postfix chain (a.b["c"].d(e)) that ends at sig[k]."""
+    closers = {")": "(", "]": "[", "}": "{"}
+    while k >= 0:
+        t = sig[k]
+        if t.kind == "punct" and t.text in closers:
+            depth = 0
+            while k >= 0:  # back to the matching opener
+                if sig[k].text in closers:
+                    depth += 1
+                elif sig[k].text in closers.values():
+                    depth -= 1
+                    if depth == 0:
+                        break
+                k -= 1
+            prev = sig[k - 1] if k > 0 else None
+            continues = prev is not None and (prev.text in (")", "]") or prev.kind == "ident" and prev.text != "in")
+            if sig[k].text == "{" or not continues:
+                return k
+            k -= 1
+        elif t.kind in ("ident", "str"):
+            if k > 0 and sig[k - 1].text in (".", "?"):
+                k -= 2 if sig[k - 1].text == "." else 3
+                continue
+            return k
+        else:
+            return k + 1
+    return 0
+
+
+def macro_receivers(src: str) -> list[str]:
+    """Source text of the ranges that comprehension macros iterate over, in order."""
+    sig = significant(src)
+    found = []
+    for k, t in enumerate(sig):
+        if t.kind == "ident" and t.text in MACROS and k > 1 and sig[k - 1].text == "." and _texts(sig, k + 1, "("):
+            start = _chain_start(sig, k - 2)
+            if start <= k - 2:
+                found.append("".join(s.lead + s.text for s in sig[start:k - 1]).strip())
+    return found

@@ -15,6 +15,7 @@ from drasim.api.validation.claim import validate_resource_claim, validate_resour
 from drasim.api.validation.core import validate_namespace, validate_node, validate_pod, validate_resource_quota
 from drasim.api.validation.resource import validate_device_class, validate_device_taint_rule
 from drasim.api.validation.slice import validate_resource_slice
+from drasim.api.validation.status import DROPPED_ON_CREATE, validate_status
 
 Validator = Callable[[dict, "dict | None"], list[FieldError]]
 
@@ -38,10 +39,14 @@ def validate_object(obj: object, old: object = None) -> list[FieldError]:
     validator = VALIDATORS.get(obj.get("kind")) if isinstance(obj.get("kind"), str) else None
     if validator is None:
         return []
-    return validator(obj, old if isinstance(old, dict) else None)
+    errors = validator(obj, old if isinstance(old, dict) else None)
+    if old is None and "status" in obj:
+        errors.extend(validate_status(obj))
+    return errors
 
 
 __all__ = [
+    "DROPPED_ON_CREATE",
     "VALIDATORS",
     "validate_device_class",
     "validate_device_taint_rule",

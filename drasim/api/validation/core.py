@@ -146,15 +146,36 @@ def validate_pod(obj: dict, old: dict | None = None) -> Errors:
     errs: Errors = []
     common.validate_object_meta(obj, namespaced=True, name_fn=common.is_dns1123_subdomain, errs=errs)
     spec = get_dict(obj, "spec", Path(), errs)
+    path = Path("spec")
+    if spec is None:
+        spec = {}
     if not isinstance(spec, dict):
         return errs
-    path = Path("spec")
     claims = get_list(spec, "resourceClaims", path, errs)
     claims = claims if isinstance(claims, list) else []
     claim_names = {c["name"] for c in claims if isinstance(c, dict) and isinstance(c.get("name"), str) and c["name"]}
-    for key in ("containers", "initContainers"):
+    if not spec.get("containers"):
+        errs.append(required(path.child("containers"), ""))   # k8s: validateContainers
+    seen_names: set[str] = set()
+    node_name = get_str(spec, "nodeName", path, errs)
+    if isinstance(node_name, str) and node_name:
+        errs.extend(common.messages_as_errors(common.is_dns1123_subdomain(node_name), path.child("nodeName"),
+                                              node_name))
+    for key in ("initContainers", "containers"):
         containers = get_list(spec, key, path, errs)
         for _, c, p in dict_items(containers if isinstance(containers, list) else [], path.child(key), errs):
+            # k8s: validateContainerCommon — name is a unique DNS label, image is required.
+            name = get_str(c, "name", p, errs)
+            if name is None or name == "":
+                errs.append(required(p.child("name"), ""))
+            elif isinstance(name, str):
+                errs.extend(common.messages_as_errors(common.is_dns1123_label(name), p.child("name"), name))
+                if name in seen_names:
+                    errs.append(duplicate(p.child("name"), name))
+                seen_names.add(name)
+            image = get_str(c, "image", p, errs)
+            if image is None or image == "":
+                errs.append(required(p.child("image"), ""))
             resources = get_dict(c, "resources", p, errs)
             if isinstance(resources, dict):
                 _validate_resource_requirements(resources, claim_names, p.child("resources"), errs)

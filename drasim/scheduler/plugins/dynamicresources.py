@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from drasim.allocator import AllocatedState, Allocator, NodeAllocationFailure
 from drasim.api.devicetaints import rule_matches_device
 from drasim.api.podresources import resource_list
-from drasim.scheduler.helpers.nodeselector import node_selector_matches
+from drasim.api.nodeselector import node_selector_matches
 from drasim.metrics import Metrics
 from drasim.errors import AllocationError
 from drasim.scheduler.framework import (SKIP, CycleState, NodeInfo, PreFilterResult, Status, error_status,

@@ -20,7 +20,7 @@ from drasim.scheduler.framework import (
     error_status,
     unresolvable,
 )
-from drasim.scheduler.helpers.nodeselector import (
+from drasim.api.nodeselector import (
     NodeSelector,
     PreferredSchedulingTerms,
     RequiredNodeAffinity,

@@ -16,7 +16,7 @@ import re
 from typing import ClassVar
 
 from drasim.scheduler.framework import MAX_NODE_SCORE, CycleState, NodeInfo, Status, unresolvable
-from drasim.scheduler.helpers.nodeselector import parse_go_int64
+from drasim.api.nodeselector import parse_go_int64
 from drasim.scheduler.plugins.names import TAINT_TOLERATION
 
 __all__ = [

@@ -56,7 +56,7 @@ GOOD = {
                         "spec": {"deviceSelector": {"driver": "d"}, "taint": {"key": "k", "effect": "None"}}},
     "Pod": {"kind": "Pod", "metadata": {"name": "p", "namespace": "d", "labels": {"a": "b"}, "annotations": {"a": "b"}},
             "spec": {"resourceClaims": [{"name": "g", "resourceClaimName": "c"}],
-                     "containers": [{"resources": {"requests": {"example.com/gpu": "1"}, "limits": {"example.com/gpu": "1"},
+                     "containers": [{"name": "c", "image": "i", "resources": {"requests": {"example.com/gpu": "1"}, "limits": {"example.com/gpu": "1"},
                                                    "claims": [{"name": "g", "request": "r"}]}}]}},
     "Node": {"kind": "Node", "metadata": {"name": "n"}, "status": {"capacity": {"cpu": "1"}, "allocatable": {"cpu": "1"}}},
     "Namespace": {"kind": "Namespace", "metadata": {"name": "n"}},

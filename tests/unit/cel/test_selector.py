@@ -67,10 +67,17 @@ def test_runtime_errors(expression, message):
     assert str(err.value) == message
 
 
-def test_iterating_a_scalar_attribute_fails_at_run_time():
-    """Spec §7: `.exists` on a string attribute compiles in the scheduler and fails when run."""
-    with pytest.raises(CelRuntimeError):
-        run(f'{A}.model.exists(x, x == "a")')
+@pytest.mark.parametrize(("expression", "message"), [
+    pytest.param(f'{A}.model.exists(x, x == "a")', "got 'types.String', expected iterable type", id="string"),
+    pytest.param(f'{A}.index.all(x, true)', "got 'types.Int', expected iterable type", id="int"),
+    pytest.param(f'cel.bind(g, {A}, g.cuda.all(x, true))', "no such overload", id="unknown-range-type"),
+])
+def test_iterating_a_scalar_fails_at_run_time(expression, message):
+    """Spec §7: `.exists` on a scalar attribute compiles in the scheduler and fails when run,
+    with cel-go's text when the range can be evaluated on its own."""
+    with pytest.raises(CelRuntimeError) as err:
+        run(expression)
+    assert str(err.value) == message
 
 
 @pytest.mark.parametrize(("expression", "fragment"), [

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from drasim.cel.source import comprehension_depth, literal_calls, rewrite_domain_lookups
+from drasim.cel.source import comprehension_depth, literal_calls, macro_receivers, rewrite_domain_lookups
 
 
 @pytest.mark.parametrize(("expression", "want"), [
@@ -42,3 +42,14 @@ def test_literal_calls():
 def test_comprehension_depth(expression, want):
     """Depth counts nested comprehension macros, not sibling ones."""
     assert comprehension_depth(expression) == want
+
+
+@pytest.mark.parametrize(("expression", "want"), [
+    pytest.param('device.attributes["d"].m.exists(x, x == "a")', ['device.attributes["d"].m'], id="attribute"),
+    pytest.param("a.b(c).d[1].all(x, true) && y.map(z, z)", ["a.b(c).d[1]", "y"], id="chains"),
+    pytest.param("(x + y).all(z, true)", ["(x + y)"], id="parenthesized"),
+    pytest.param("1 in [1].map(x, x)", ["[1]"], id="after-in"),
+])
+def test_macro_receivers(expression, want):
+    """The ranges of comprehension macros are found as source text."""
+    assert macro_receivers(expression) == want

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, strategies as st
 
-from drasim.scheduler.helpers.nodeselector import (
+from drasim.api.nodeselector import (
     compile_node_selector, compile_preferred_terms, node_selector_matches, parse_go_int64, required_node_affinity)
 from plugin_builders import expr, node, pod, term
 
