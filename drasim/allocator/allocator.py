@@ -32,11 +32,15 @@ class NodeAllocationFailure(AllocationError):
 class _NodeView:
     """The pools one node sees, flattened into the candidate order of spec §5.10."""
 
-    __slots__ = ("labels", "pools", "candidates", "has_invalid", "error")
+    __slots__ = ("labels", "pools", "candidates", "has_invalid", "error", "serial", "pool_names")
+    _serials = iter(range(1, 1 << 62))
 
     def __init__(self, labels: dict, pools: list[Pool] | None, error: AllocationError | None = None) -> None:
         self.labels = labels
         self.pools = pools or []
+        self.serial = next(_NodeView._serials)
+        # Counter bookkeeping is keyed by pool name alone (spec §11.2), so is change tracking.
+        self.pool_names = tuple(sorted({p.pool for p in self.pools}))
         self.error = error
         self.has_invalid = any(p.invalid for p in self.pools)
         self.candidates: list[tuple[DeviceRec, SliceRec, Pool]] = [
@@ -140,6 +144,16 @@ class Allocator:
             chosen = [subs[k] for subs, k in zip(requests[ci], search.selected[ci])]
             out.append(build_allocation(pc, search.results[ci], chosen, node_name, self.features.device_binding))
         return out
+
+    def node_view_token(self, node: dict) -> tuple[int, tuple[str, ...]]:
+        """(serial of the node's current pool view, names of the pools in it).
+
+        The serial changes whenever the view is rebuilt (a relevant slice or the node's
+        labels changed). With the allocated state of those pools, it is everything an
+        allocate() call on this node depends on besides the claims and classes.
+        """
+        view = self._view(node)
+        return view.serial, view.pool_names
 
     def _view(self, node: dict) -> _NodeView:
         meta = node.get("metadata") or {}

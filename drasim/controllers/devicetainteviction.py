@@ -70,7 +70,7 @@ class DeviceTaintEvictionController:
         self._waiting: dict[WorkItem, float] = {}
         self._failures: dict[WorkItem, int] = {}
         self._events: list[tuple[PodRef, str]] = []
-        store.subscribe(self._on_event)
+        store.subscribe(self._on_event, kinds=_KINDS)
         for kind in _KINDS:                                   # informers list existing objects first
             for obj in store.list(kind):
                 self._on_event(WatchEvent(ADDED, kind, obj))

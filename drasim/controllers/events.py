@@ -30,4 +30,4 @@ def record_event(store: MemoryStore, obj: dict, type_: str, reason: str, message
         "count": 1,
         "reportingComponent": component,
     }
-    return store.create(event)
+    return store.create(event, copy=False)

@@ -18,7 +18,7 @@ class QuotaController:
         self.store = store
         self.er_cache = er_cache
         self._dirty: set[str] = set()
-        store.subscribe(self._on_event)
+        store.subscribe(self._on_event, kinds=_RELEVANT)
 
     def _on_event(self, ev: WatchEvent) -> None:
         if ev.kind not in _RELEVANT:

@@ -50,7 +50,10 @@ class ResourceClaimController:
         self._pods: deque[tuple[str, str]] = deque()
         self._claims: deque[tuple[str, str]] = deque()
         self._queued: set[tuple[str, str, str]] = set()
-        store.subscribe(self._on_event)
+        # Indexes (informer indexers): pod uid -> claims it owns / claims reserved for it.
+        self._owned: dict[str, set[tuple[str, str]]] = {}
+        self._reserved: dict[str, set[tuple[str, str]]] = {}
+        store.subscribe(self._on_event, kinds=("Pod", "ResourceClaim"))
 
     def _enqueue(self, kind: str, ns: str, name: str) -> None:
         key = (kind, ns, name)
@@ -66,17 +69,42 @@ class ResourceClaimController:
                 self._enqueue("Pod", md.get("namespace"), md["name"])
             if ev.type == DELETED or is_pod_done(ev.obj):
                 self._enqueue_claims_of(ev.obj)
-        elif ev.kind == "ResourceClaim" and ev.type != DELETED:
-            self._enqueue("ResourceClaim", md.get("namespace"), md["name"])
+        elif ev.kind == "ResourceClaim":
+            key = (md.get("namespace"), md["name"])
+            if ev.old is not None:
+                self._unindex(ev.old, key)
+            if ev.type != DELETED:
+                self._index(ev.obj, key)
+                self._enqueue("ResourceClaim", *key)
+
+    @staticmethod
+    def _uids(claim: dict) -> tuple[list[str], list[str]]:
+        owners = [r.get("uid") for r in claim["metadata"].get("ownerReferences") or ()
+                  if r.get("kind") == "Pod" and r.get("controller")]
+        reserved = [r.get("uid") for r in (claim.get("status") or {}).get("reservedFor") or ()]
+        return owners, reserved
+
+    def _index(self, claim: dict, key: tuple[str, str]) -> None:
+        owners, reserved = self._uids(claim)
+        for uid in owners:
+            self._owned.setdefault(uid, set()).add(key)
+        for uid in reserved:
+            self._reserved.setdefault(uid, set()).add(key)
+
+    def _unindex(self, claim: dict, key: tuple[str, str]) -> None:
+        owners, reserved = self._uids(claim)
+        for index, uids in ((self._owned, owners), (self._reserved, reserved)):
+            for uid in uids:
+                keys = index.get(uid)
+                if keys is not None:
+                    keys.discard(key)
+                    if not keys:
+                        del index[uid]
 
     def _enqueue_claims_of(self, pod: dict) -> None:
-        ns = pod["metadata"].get("namespace")
         uid = pod["metadata"]["uid"]
-        for claim in self.store.list("ResourceClaim", ns):
-            reserved = (claim.get("status") or {}).get("reservedFor") or ()
-            owned = any(r.get("uid") == uid for r in claim["metadata"].get("ownerReferences") or ())
-            if owned or any(r.get("uid") == uid for r in reserved):
-                self._enqueue("ResourceClaim", ns, claim["metadata"]["name"])
+        for key in sorted(self._owned.get(uid, set()) | self._reserved.get(uid, set())):
+            self._enqueue("ResourceClaim", *key)
 
     def has_work(self) -> bool:
         return bool(self._pods or self._claims)
@@ -112,15 +140,14 @@ class ResourceClaimController:
             pod = self.store.get("Pod", ns, name)
             status = clone(pod.get("status") or {})
             status["resourceClaimStatuses"] = statuses
-            self.store.update_status(dict(pod, status=status))
+            self.store.update_status(dict(pod, status=status), copy=False)
 
     def _existing_claim(self, pod: dict, entry: str) -> dict | None:
         """A claim created earlier for this pod entry (k8s: findPodResourceClaim)."""
-        uid = pod["metadata"]["uid"]
-        for claim in self.store.list("ResourceClaim", pod["metadata"].get("namespace")):
-            md = claim["metadata"]
-            if (md.get("annotations") or {}).get(POD_CLAIM_NAME_ANNOTATION) == entry and any(
-                    r.get("uid") == uid and r.get("controller") for r in md.get("ownerReferences") or ()):
+        for ns, name in sorted(self._owned.get(pod["metadata"]["uid"], ())):
+            claim = self.store.get("ResourceClaim", ns, name)
+            if claim is not None and (claim["metadata"].get("annotations") or {}).get(
+                    POD_CLAIM_NAME_ANNOTATION) == entry:
                 return claim
         return None
 
@@ -151,7 +178,7 @@ class ResourceClaimController:
         if t_md.get("labels"):
             claim["metadata"]["labels"] = dict(t_md["labels"])
         try:
-            created = self.store.create(claim)
+            created = self.store.create(claim, copy=False)
         except StoreError as e:
             if self.metrics:
                 self.metrics.claim_creates.labels(status="failure", admin_access="false").inc()

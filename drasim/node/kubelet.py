@@ -48,7 +48,7 @@ class Kubelets:
         self._queue: deque[tuple[str, str]] = deque()
         self._queued: set[tuple[str, str]] = set()
         self._waiting: dict[tuple[str, str], set[str]] = {}   # pod key -> claim names it waits for
-        store.subscribe(self._on_event)
+        store.subscribe(self._on_event, kinds=("Pod", "ResourceClaim"))
 
     def _on_event(self, ev: WatchEvent) -> None:
         md = ev.obj["metadata"]
@@ -158,5 +158,5 @@ class Kubelets:
             {"name": c["name"], "image": c.get("image", ""), "imageID": "", "ready": True, "started": True,
              "restartCount": 0, "state": {"running": {"startedAt": now}}}
             for c in pod["spec"].get("containers") or ()]
-        self.store.update_status(dict(pod, status=status))
+        self.store.update_status(dict(pod, status=status), copy=False)
         record_event(self.store, pod, NORMAL, "Started", "Started container(s)", COMPONENT)

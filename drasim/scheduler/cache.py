@@ -24,6 +24,16 @@ class SchedulerCache:
         self._pod_node: dict[str, str] = {}      # pod uid -> node name (bound or assumed)
         self._orphans: dict[str, dict] = {}      # pods bound to a node not (yet) known
         self._ordered: list[NodeInfo] | None = None
+        self.epoch = 0   # bumped when something every node's verdicts depend on changed
+
+    def touch(self, name: str) -> None:
+        """Something a Filter verdict on this node depends on changed (e.g. its devices' allocations)."""
+        info = self._nodes.get(name)
+        if info is not None:
+            info.generation += 1
+
+    def touch_all(self) -> None:
+        self.epoch += 1
 
     # -- nodes ----------------------------------------------------------------
     def set_node(self, node: dict) -> NodeInfo:

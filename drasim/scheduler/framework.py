@@ -89,10 +89,10 @@ class NodeInfo:
     pods: dict[str, dict] = field(default_factory=dict)  # uid -> pod
     requested: Resources = field(default_factory=Resources)
     generation: int = 0
+    name: str = ""     # the node's name (fixed for the life of the NodeInfo)
 
-    @property
-    def name(self) -> str:
-        return self.node["metadata"]["name"]
+    def __post_init__(self) -> None:
+        self.name = self.node["metadata"]["name"]
 
     def add_pod(self, pod: dict) -> None:
         uid = pod["metadata"]["uid"]
@@ -202,6 +202,24 @@ def fit_error_message(num_nodes: int, d: Diagnosis) -> str:
     if d.post_filter_msg:
         msg += f" {d.post_filter_msg}"
     return msg
+
+
+# The scheduler's cached Filter verdicts for this cycle's pod signature (see scheduler.FilterCache):
+# NodeInfo -> [generation, status, scores, extras]. Plugins read their own extras with verdict_extra.
+VERDICTS_KEY = "drasim/verdicts"
+
+
+def verdict_extra(state: CycleState, node: NodeInfo, plugin: str) -> Any:
+    """What `plugin` stashed with its positive verdict on a node found feasible in this cycle.
+
+    Only for feasible nodes of the current cycle (the scheduler validated their entries
+    while filtering; the node's generation has moved on since, when the pod was assumed).
+    """
+    verdicts = state.get(VERDICTS_KEY)
+    entry = verdicts.get(node) if verdicts is not None else None
+    if entry is None or entry[1] is not None or entry[3] is None:
+        return None
+    return entry[3].get(plugin)
 
 
 def get_state(state: CycleState, key: str) -> Any:

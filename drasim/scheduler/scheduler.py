@@ -9,7 +9,9 @@ simulation is single-threaded, which is also what makes it deterministic.
 """
 from __future__ import annotations
 
+import json
 import random
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
@@ -18,7 +20,7 @@ from drasim.errors import AllocationError, InternalError
 from drasim.scheduler.cache import SchedulerCache
 from drasim.scheduler.framework import (Code, CycleState, Diagnosis, FilterPlugin, NodeInfo, PostFilterPlugin,
                                         PreBindPlugin, PreEnqueuePlugin, PreFilterPlugin, ReservePlugin,
-                                        ScorePlugin, Status, fit_error_message)
+                                        ScorePlugin, Status, VERDICTS_KEY, fit_error_message)
 from drasim.scheduler.queue import QueuedPod, SchedulingQueue
 from drasim.store import ADDED, DELETED, MODIFIED, MemoryStore, WatchEvent, clone
 
@@ -66,6 +68,64 @@ class Profile:
         self.pre_bind = having(PreBindPlugin)
 
 
+_VERDICTS_KEY = VERDICTS_KEY
+_SPEC_IRRELEVANT = ("resourceClaims", "schedulerName", "terminationGracePeriodSeconds", "dnsPolicy",
+                    "enableServiceLinks", "serviceAccountName", "hostname", "subdomain")
+_CONTAINER_RELEVANT = ("resources", "ports", "restartPolicy")
+
+
+def pod_spec_signature(pod: dict) -> str:
+    """The pod spec without what no simulated Filter/Score plugin reads (names, images, commands...).
+
+    Conservative: every field not known to be irrelevant is part of the signature.
+    Claims are left to DynamicResources' own signature.
+    """
+    spec = pod.get("spec") or {}
+    reduced = {k: v for k, v in spec.items() if k not in _SPEC_IRRELEVANT
+               and k not in ("containers", "initContainers")}
+    for key in ("initContainers", "containers"):
+        reduced[key] = [{k: c.get(k) for k in _CONTAINER_RELEVANT if k in c} for c in spec.get(key) or ()]
+    return json.dumps(reduced, sort_keys=True, separators=(",", ":"))
+
+
+class FilterCache:
+    """Filter verdicts (and raw scores) per pod signature and node, valid while the node's token holds.
+
+    kube-scheduler re-runs every Filter plugin on every node for every pod. A
+    verdict is a pure function of what the pod asks for (its signature) and of
+    the node's state: NodeInfo.generation, which the cache bumps when pods are
+    placed or the node changes and which plugins with state beyond the node
+    bump through SchedulerCache.touch (DynamicResources: a slice of the node's
+    pools or an allocation in them changed); touch_all() starts a new epoch
+    (a DeviceClass, a shared pool). Pods with the same
+    signature — all replicas of a workload — reuse verdicts for unchanged
+    nodes, so each cycle pays a lookup per node instead of a Filter run. The
+    decisions are identical (tests compare runs with the cache on and off).
+    """
+
+    def __init__(self, enabled: bool = True, max_signatures: int = 256) -> None:
+        self.enabled = enabled
+        self.max_signatures = max_signatures
+        self._by_signature: OrderedDict = OrderedDict()
+        self._epoch = 0
+
+    def verdicts(self, signature, epoch: int) -> dict | None:
+        """NodeInfo -> [node generation, status, raw scores] for this signature (None: disabled)."""
+        if not self.enabled:
+            return None
+        if epoch != self._epoch:
+            self._by_signature.clear()
+            self._epoch = epoch
+        table = self._by_signature.get(signature)
+        if table is None:
+            table = self._by_signature[signature] = {}
+            if len(self._by_signature) > self.max_signatures:
+                self._by_signature.popitem(last=False)
+        else:
+            self._by_signature.move_to_end(signature)
+        return table
+
+
 class SchedulingFailure(Exception):
     """A cycle that ended without a node: carries the status to report."""
 
@@ -83,7 +143,7 @@ class Scheduler:
 
     def __init__(self, store: MemoryStore, plugins: list, *, seed: int = 0,
                  event_interest: Callable[[WatchEvent], Callable[[QueuedPod], bool] | None] | None = None,
-                 percentage_of_nodes_to_score: int = 0, metrics=None) -> None:
+                 percentage_of_nodes_to_score: int = 0, metrics=None, filter_cache: bool = True) -> None:
         self.store = store
         self.clock = store.clock
         self.profile = Profile(plugins)
@@ -95,6 +155,9 @@ class Scheduler:
         self.event_interest = event_interest
         self.metrics = metrics
         self.attempts = 0
+        self.filter_cache = FilterCache(enabled=filter_cache)
+        self._signers = [p for p in self.profile.plugins if hasattr(p, "signature")]
+        self._stashers = [p for p in self.profile.plugins if hasattr(p, "verdict_extra")]
         store.subscribe(self._on_event)
 
     # -- informer handlers ------------------------------------------------------
@@ -232,21 +295,45 @@ class Scheduler:
         filters = [p for p in self.profile.filter if p.name not in skip]
         want = num_feasible_nodes_to_find(len(candidates), self.percentage)
         feasible: list[NodeInfo] = []
-        processed = 0
+        rejected: list[tuple[NodeInfo, Status]] = []
         n = len(candidates)
-        for i in range(n):
-            node = candidates[(start + i) % n]
-            processed += 1
-            status = self._run_filters(filters, state, pod, node)
-            if status is None:
-                feasible.append(node)
-                if len(feasible) >= want:
-                    break
-            else:
+        verdicts = self.filter_cache.verdicts(self._signature(state, pod, skip), self.cache.epoch)
+        state[_VERDICTS_KEY] = verdicts
+        order = candidates[start:] + candidates[:start] if start else candidates
+        if verdicts is None:
+            for node in order:
+                status = self._run_filters(filters, state, pod, node)
+                if status is None:
+                    feasible.append(node)
+                    if len(feasible) >= want:
+                        break
+                else:
+                    rejected.append((node, status))
+        else:
+            # NOTE: the hot loop of the whole simulator; kept flat on purpose.
+            get = verdicts.get
+            for node in order:
+                entry = get(node)
+                if entry is not None and entry[0] == node.generation:
+                    status = entry[1]
+                else:
+                    status = self._run_filters(filters, state, pod, node)
+                    extras = None
+                    if status is None and self._stashers:
+                        extras = {p.name: p.verdict_extra(state, node) for p in self._stashers}
+                    verdicts[node] = [node.generation, status, None, extras]
+                if status is None:
+                    feasible.append(node)
+                    if len(feasible) >= want:
+                        break
+                else:
+                    rejected.append((node, status))
+        if allowed is None:
+            self.next_start_node_index = (start + len(feasible) + len(rejected)) % n
+        if not feasible:
+            for node, status in rejected:
                 diagnosis.node_to_status[node.name] = status
                 diagnosis.unschedulable_plugins.add(status.plugin)
-        if allowed is None:
-            self.next_start_node_index = (start + processed) % n
         return feasible
 
     def _run_filters(self, filters: list, state: CycleState, pod: dict, node: NodeInfo) -> Status | None:
@@ -269,34 +356,62 @@ class Scheduler:
         return " ".join(messages)
 
     def _prioritize(self, state: CycleState, pod: dict, nodes: list[NodeInfo]) -> list[int]:
-        totals = [0] * len(nodes)
+        """k8s: prioritizeNodes — weighted sum of each Score plugin's (normalized) scores."""
+        active = []
         for plugin in self.profile.score:
             pre = getattr(plugin, "pre_score", None)
             if pre is not None:
                 status = pre(state, pod, nodes)
                 if status is not None and status.is_skip:
                     continue
-            raw = [plugin.score(state, pod, n) for n in nodes]
-            normalize = getattr(plugin, "normalize", None)
-            if normalize is not None:
-                normalize(state, pod, raw)
+            active.append(plugin)
+        plain = [p for p in active if getattr(p, "normalize", None) is None]
+        normalized = [p for p in active if getattr(p, "normalize", None) is not None]
+        verdicts = state.get(_VERDICTS_KEY)
+        if verdicts is None:
+            rows = [self._node_scores(plain, normalized, state, pod, n) for n in nodes]
+        else:
+            # Raw scores, like verdicts, depend only on the pod signature and the node's state.
+            key = tuple(p.name for p in active)
+            rows = []
+            for node in nodes:
+                entry = verdicts[node]   # every feasible node was just filtered or validated
+                if entry[2] is None or entry[2][0] != key:
+                    entry[2] = (key, self._node_scores(plain, normalized, state, pod, node))
+                rows.append(entry[2][1])
+        totals = [row[0] for row in rows]
+        for i, plugin in enumerate(normalized):
+            raw = [row[1][i] for row in rows]
+            if min(raw) == max(raw):
+                continue   # normalizes to one value for every node: no effect on the choice
+            plugin.normalize(state, pod, raw)
             weight = plugin.weight
-            for i, s in enumerate(raw):
-                totals[i] += s * weight
+            for j, value in enumerate(raw):
+                totals[j] += value * weight
         return totals
 
+    @staticmethod
+    def _node_scores(plain: list, normalized: list, state: CycleState, pod: dict,
+                     node: NodeInfo) -> tuple[int, tuple[int, ...]]:
+        """(weighted sum of the scores needing no normalization, raw scores of the others)."""
+        return (sum(p.score(state, pod, node) * p.weight for p in plain),
+                tuple(p.score(state, pod, node) for p in normalized))
+
+    def _signature(self, state: CycleState, pod: dict, skipped: set[str]):
+        """Everything about the pod that Filter and Score look at (see FilterCache)."""
+        return (pod_spec_signature(pod), tuple(sorted(skipped)),
+                *[p.signature(state, pod) for p in self._signers])
+
     def _select_host(self, nodes: list[NodeInfo], scores: list[int]) -> str:
-        """k8s: selectHost — the highest total, ties broken by reservoir sampling (seeded)."""
-        best = 0
-        count = 1
-        for i in range(1, len(nodes)):
-            if scores[i] > scores[best]:
-                best, count = i, 1
-            elif scores[i] == scores[best]:
-                count += 1
-                if self.rng.randrange(count) == 0:
-                    best = i
-        return nodes[best].name
+        """k8s: selectHost — the highest total; among equal totals each node is equally likely.
+
+        kube-scheduler reservoir-samples the ties (one random draw per tie); drawing
+        once among them gives the same uniform choice, from a seeded generator.
+        """
+        top = max(scores)
+        ties = [i for i, s in enumerate(scores) if s == top]
+        pick = ties[0] if len(ties) == 1 else ties[self.rng.randrange(len(ties))]
+        return nodes[pick].name
 
     # -- binding ------------------------------------------------------------------
     def _assume_and_bind(self, info: QueuedPod, state: CycleState, pod: dict, node_name: str) -> None:
@@ -326,21 +441,20 @@ class Scheduler:
         self.cache.remove_pod(pod)
 
     def _bind(self, pod: dict, node_name: str) -> None:
-        """k8s: DefaultBinder (pods/binding) sets spec.nodeName; the PodScheduled condition becomes True."""
+        """k8s: DefaultBinder → pods/binding, which sets spec.nodeName and PodScheduled=True in one write."""
         current = self.store.get("Pod", pod["metadata"].get("namespace"), pod["metadata"]["name"])
         if current is None:
             raise InternalError(f"pod {pod['metadata']['name']} vanished while binding")
-        updated = clone(current)
-        updated["spec"]["nodeName"] = node_name
-        updated["metadata"].pop("resourceVersion", None)
-        self.store.update(updated)
-        current = self.store.get("Pod", pod["metadata"].get("namespace"), pod["metadata"]["name"])
-        status = clone(current.get("status") or {})
+        bound = dict(current, spec=dict(current["spec"], nodeName=node_name),
+                     metadata=dict(current["metadata"]))
+        status = dict(current.get("status") or {})
+        status["conditions"] = [dict(c) for c in status.get("conditions") or ()]
         set_condition(status, {"type": "PodScheduled", "status": "True", "lastProbeTime": None,
                                "lastTransitionTime": self.clock.timestamp()})
-        self.store.update_status(dict(current, status=status))
+        bound["status"] = status
+        bound = self.store.replace(bound)
         ns = pod["metadata"].get("namespace")
-        record_event(self.store, current, NORMAL, "Scheduled",
+        record_event(self.store, bound, NORMAL, "Scheduled",
                      f"Successfully assigned {ns}/{pod['metadata']['name']} to {node_name}", SCHEDULER_NAME)
 
     def _handle_failure(self, info: QueuedPod, pod: dict, failure: SchedulingFailure) -> None:
@@ -355,7 +469,7 @@ class Scheduler:
                                          "lastTransitionTime": self.clock.timestamp(),
                                          "reason": reason, "message": failure.message})
         if changed:
-            self.store.update_status(dict(current, status=status))
+            self.store.update_status(dict(current, status=status), copy=False)
             record_event(self.store, current, WARNING, "FailedScheduling", failure.message, SCHEDULER_NAME)
         plugins = failure.plugins or {"_error"}
         info.pod = self.store.get("Pod", pod["metadata"].get("namespace"), pod["metadata"]["name"]) or pod

@@ -38,6 +38,8 @@ class Clock:
         self.now = parse_time(start) if isinstance(start, str) else float(start)
         self._queue: list[tuple[float, int, Callable[[], None]]] = []
         self._seq = itertools.count()
+        self._stamp_second: int | None = None
+        self._stamp = ""
 
     def call_at(self, when: float, fn: Callable[[], None]) -> None:
         """Run fn at virtual time `when` (now if it is already past)."""
@@ -65,4 +67,7 @@ class Clock:
         return True
 
     def timestamp(self) -> str:
-        return format_time(self.now)
+        second = int(self.now)
+        if second != self._stamp_second:
+            self._stamp_second, self._stamp = second, format_time(second)
+        return self._stamp

@@ -82,9 +82,10 @@ class MemoryStore:
     def __init__(self, clock: Clock, seed: int = 0) -> None:
         self.clock = clock
         self._objects: dict[str, dict[Key, dict]] = {k: {} for k in BY_KIND}
+        self._by_namespace: dict[str, dict[str, dict[str, dict]]] = {k: {} for k in BY_KIND}
         self._revision = 0
         self._rng = random.Random(seed)
-        self._subscribers: list[Callable[[WatchEvent], None]] = []
+        self._subscribers: dict[str, list[Callable[[WatchEvent], None]]] = {k: [] for k in BY_KIND}
 
     # -- reads ---------------------------------------------------------------
     @property
@@ -95,16 +96,28 @@ class MemoryStore:
         return self._objects[kind].get((namespace or "", name))
 
     def list(self, kind: str, namespace: str | None = None) -> list[dict]:
-        objs = self._objects[kind].values()
         if namespace is None:
-            return list(objs)
-        return [o for o in objs if o["metadata"].get("namespace") == namespace]
+            return list(self._objects[kind].values())
+        return list(self._by_namespace[kind].get(namespace, {}).values())
+
+    def _put(self, kind: str, key: Key, obj: dict) -> None:
+        self._objects[kind][key] = obj
+        self._by_namespace[kind].setdefault(key[0], {})[key[1]] = obj
+
+    def _drop(self, kind: str, key: Key) -> None:
+        del self._objects[kind][key]
+        names = self._by_namespace[kind][key[0]]
+        del names[key[1]]
+        if not names:
+            del self._by_namespace[kind][key[0]]
 
     def count(self, kind: str) -> int:
         return len(self._objects[kind])
 
-    def subscribe(self, handler: Callable[[WatchEvent], None]) -> None:
-        self._subscribers.append(handler)
+    def subscribe(self, handler: Callable[[WatchEvent], None], kinds: Iterable[str] | None = None) -> None:
+        """Call handler on every write of the given kinds (all but Events when None), in subscription order."""
+        for kind in (kinds if kinds is not None else [k for k in BY_KIND if k != "Event"]):
+            self._subscribers[kind].append(handler)
 
     # -- writes --------------------------------------------------------------
     def _next_rv(self) -> str:
@@ -114,7 +127,8 @@ class MemoryStore:
     def new_uid(self) -> str:
         return str(uuid.UUID(int=self._rng.getrandbits(128), version=4))
 
-    def _generate_name(self, kind: Kind, base: str, namespace: str) -> str:
+    def generate_name(self, kind: Kind, base: str, namespace: str) -> str:
+        """k8s: names.SimpleNameGenerator — base (cut to 58) plus 5 random characters, unused so far."""
         base = base[:_MAX_GENERATED_BASE]
         while True:
             name = base + "".join(self._rng.choice(_GENERATE_ALPHABET) for _ in range(5))
@@ -122,17 +136,21 @@ class MemoryStore:
                 return name
 
     def _notify(self, event: WatchEvent) -> None:
-        for handler in self._subscribers:
+        for handler in self._subscribers[event.kind]:
             handler(event)
 
-    def create(self, obj: dict) -> dict:
-        """Store a new object; fills uid, resourceVersion, creationTimestamp, generation."""
+    def create(self, obj: dict, *, copy: bool = True) -> dict:
+        """Store a new object; fills uid, resourceVersion, creationTimestamp, generation.
+
+        copy=False hands the dict over to the store (the caller built it and keeps no reference).
+        """
         kind = BY_KIND[obj["kind"]]
-        obj = clone(obj)
+        if copy:
+            obj = clone(obj)
         md = obj.setdefault("metadata", {})
         ns = md.get("namespace") or "" if kind.namespaced else ""
         if not md.get("name") and md.get("generateName"):
-            md["name"] = self._generate_name(kind, md["generateName"], ns)
+            md["name"] = self.generate_name(kind, md["generateName"], ns)
         key = (ns, md["name"])
         table = self._objects[kind.kind]
         if key in table:
@@ -143,15 +161,15 @@ class MemoryStore:
             md.setdefault("generation", 1)
         md.pop("deletionTimestamp", None)
         md["resourceVersion"] = self._next_rv()
-        table[key] = obj
+        self._put(kind.kind, key, obj)
         self._notify(WatchEvent(ADDED, kind.kind, obj))
         return obj
 
     def _replace(self, kind: Kind, key: Key, new: dict, old: dict) -> dict:
         new["metadata"]["resourceVersion"] = self._next_rv()
-        self._objects[kind.kind][key] = new
+        self._put(kind.kind, key, new)
         if new["metadata"].get("deletionTimestamp") and not new["metadata"].get("finalizers"):
-            del self._objects[kind.kind][key]
+            self._drop(kind.kind, key)
             self._notify(WatchEvent(DELETED, kind.kind, new, old))
         else:
             self._notify(WatchEvent(MODIFIED, kind.kind, new, old))
@@ -168,10 +186,10 @@ class MemoryStore:
             raise conflict(kind, key[1])
         return kind, key, old
 
-    def update(self, obj: dict) -> dict:
+    def update(self, obj: dict, *, copy: bool = True) -> dict:
         """Replace spec and metadata; status is kept for kinds with a status subresource."""
         kind, key, old = self._current(obj)
-        new = clone(obj)
+        new = clone(obj) if copy else dict(obj, metadata=dict(obj["metadata"]))
         md, old_md = new["metadata"], old["metadata"]
         for field in ("uid", "creationTimestamp", "deletionTimestamp", "generation"):
             if field in old_md:
@@ -187,13 +205,26 @@ class MemoryStore:
             md["generation"] = old_md["generation"] + 1
         return self._replace(kind, key, new, old)
 
-    def update_status(self, obj: dict) -> dict:
+    def replace(self, obj: dict) -> dict:
+        """Write a whole object, spec and status together, as a server-side subresource handler does
+        (k8s: pods/binding sets spec.nodeName and the PodScheduled condition at once).
+
+        The dict is handed over (not copied); server-owned metadata is kept.
+        """
+        kind, key, old = self._current(obj)
+        md, old_md = obj["metadata"], old["metadata"]
+        for field in ("uid", "creationTimestamp", "deletionTimestamp", "generation"):
+            if field in old_md:
+                md[field] = old_md[field]
+        return self._replace(kind, key, obj, old)
+
+    def update_status(self, obj: dict, *, copy: bool = True) -> dict:
         """Replace only status (the /status subresource)."""
         kind, key, old = self._current(obj)
         new = dict(old)
         new["metadata"] = dict(old["metadata"])
         if "status" in obj:
-            new["status"] = clone(obj["status"])
+            new["status"] = clone(obj["status"]) if copy else obj["status"]
         else:
             new.pop("status", None)
         return self._replace(kind, key, new, old)
@@ -215,7 +246,7 @@ class MemoryStore:
             new = dict(old)
             new["metadata"] = dict(old["metadata"], deletionTimestamp=self.clock.timestamp())
             return self._replace(kind, key, new, old)
-        del table[key]
+        self._drop(kind_name, key)
         self._revision += 1
         self._notify(WatchEvent(DELETED, kind_name, old, old))
         return old

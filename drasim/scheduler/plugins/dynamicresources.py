@@ -12,6 +12,7 @@ and PreBind.
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from drasim.allocator import AllocatedState, Allocator, NodeAllocationFailure
@@ -21,7 +22,7 @@ from drasim.api.nodeselector import node_selector_matches
 from drasim.metrics import Metrics
 from drasim.errors import AllocationError
 from drasim.scheduler.framework import (SKIP, CycleState, NodeInfo, PreFilterResult, Status, error_status,
-                                        get_state, unresolvable, unschedulable)
+                                        get_state, unresolvable, unschedulable, verdict_extra)
 from drasim.scheduler.plugins import extendedresources as ext
 from drasim.store import DELETED, MemoryStore, WatchEvent, clone
 
@@ -33,6 +34,10 @@ RESERVED_FOR_MAX_SIZE = 256   # k8s: ResourceClaimReservedForMaxSize
 # Reasons, verbatim from kube-scheduler (users search for them).
 REASON_CANNOT_ALLOCATE = "cannot allocate all claims"
 REASON_NOT_AVAILABLE = "resourceclaim not available on the node"
+
+
+def _spec_key(value) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
 def _in_memory_claim(pod: dict, requests: list[dict]) -> dict:
@@ -87,8 +92,12 @@ class DynamicResources:
 
     name = NAME
 
-    def __init__(self, store: MemoryStore, allocator: Allocator, er_cache, metrics: Metrics | None = None) -> None:
+    def __init__(self, store: MemoryStore, allocator: Allocator, er_cache, metrics: Metrics | None = None,
+                 node_info=None, touch_node=None, touch_all=None) -> None:
         self.store = store
+        self._node_info = node_info or (lambda name: None)
+        self._touch_node = touch_node or (lambda name: None)
+        self._touch_all = touch_all or (lambda: None)
         self.allocator = allocator
         self.er_cache = er_cache
         self.metrics = metrics
@@ -98,7 +107,55 @@ class DynamicResources:
         self._slices: dict[str, dict] = {}            # name -> slice as stored
         self._rules: dict[str, dict] = {}             # name -> DeviceTaintRule
         self._alloc_cache: dict[str, tuple[dict, dict[str, int]]] = {}
-        store.subscribe(self._on_event)
+        # Change tracking for the scheduler's filter cache (see scheduler.FilterCache): pool
+        # name -> nodes with slices in it; pools with node-selector/allNodes slices touch all.
+        self._pool_nodes: dict[str, set[str]] = {}
+        self._shared_pools: set[str] = set()
+        store.subscribe(self._on_event, kinds=("ResourceClaim", "ResourceSlice", "DeviceClass", "DeviceTaintRule"))
+
+    # -- allocated-state bookkeeping ---------------------------------------------------
+    def _add_alloc(self, allocation: dict) -> None:
+        self.allocated.add(allocation)
+        self._touch(allocation)
+
+    def _remove_alloc(self, allocation: dict) -> None:
+        self.allocated.remove(allocation)
+        self._touch(allocation)
+
+    def _touch(self, allocation: dict) -> None:
+        """Tell the scheduler which nodes' verdicts an allocation change may affect."""
+        for r in ((allocation.get("devices") or {}).get("results") or ()):
+            self._touch_pool(r.get("pool"))
+
+    def _touch_pool(self, pool: str | None) -> None:
+        # Counter bookkeeping is keyed by pool name alone (allocator.md §11.2): so is this.
+        if pool in self._shared_pools:
+            self._touch_all()
+            return
+        for node_name in self._pool_nodes.get(pool, ()):
+            self._touch_node(node_name)
+
+    def _track_slice(self, slice_: dict, removed: bool) -> None:
+        spec = slice_.get("spec") or {}
+        pool = (spec.get("pool") or {}).get("name")
+        node_name = spec.get("nodeName")
+        self._touch_pool(pool)
+        if node_name:
+            self._pool_nodes.setdefault(pool, set()).add(node_name)
+            self._touch_node(node_name)
+        else:
+            self._shared_pools.add(pool)
+            self._touch_all()
+
+    def signature(self, state: CycleState, pod: dict):
+        """The pod as this plugin's Filter sees it: claim specs to allocate, allocated claims'
+        node selectors, DRA-extended requests. None means the plugin skips the pod."""
+        s: _PodClaims | None = state.get(_STATE_KEY)
+        if s is None:
+            return None
+        return (tuple(_spec_key(c.get("spec")) for c in s.to_allocate),
+                tuple(_spec_key(c["status"]["allocation"].get("nodeSelector")) for c in s.allocated),
+                tuple(sorted(s.extended.items())))
 
     # -- informers ------------------------------------------------------------------
     def _on_event(self, ev: WatchEvent) -> None:
@@ -107,6 +164,9 @@ class DynamicResources:
             self._on_claim(ev)
         elif kind == "ResourceSlice":
             name = ev.obj["metadata"]["name"]
+            if ev.old is not None:
+                self._track_slice(ev.old, removed=True)
+            self._track_slice(ev.obj, removed=ev.type == DELETED)
             if ev.type == DELETED:
                 self._slices.pop(name, None)
                 self.allocator.remove_slice(name)
@@ -114,11 +174,13 @@ class DynamicResources:
                 self._slices[name] = ev.obj
                 self.allocator.set_slice(self._with_rule_taints(ev.obj))
         elif kind == "DeviceClass":
+            self._touch_all()
             if ev.type == DELETED:
                 self.allocator.remove_class(ev.obj["metadata"]["name"])
             else:
                 self.allocator.set_class(ev.obj)
         elif kind == "DeviceTaintRule":
+            self._touch_all()
             name = ev.obj["metadata"]["name"]
             if ev.type == DELETED:
                 self._rules.pop(name, None)
@@ -156,12 +218,12 @@ class DynamicResources:
         if allocation == current:
             return
         if current is not None:
-            self.allocated.remove(current)
+            self._remove_alloc(current)
             del self._claim_allocs[uid]
         if allocation is not None:
             if uid in self._in_flight:   # our own PreBind write: already counted
-                self.allocated.remove(self._in_flight.pop(uid))
-            self.allocated.add(allocation)
+                self._remove_alloc(self._in_flight.pop(uid))
+            self._add_alloc(allocation)
             self._claim_allocs[uid] = allocation
 
     # -- PreEnqueue -------------------------------------------------------------------
@@ -251,6 +313,20 @@ class DynamicResources:
         s.node_results[node.name] = results
         return None
 
+    def verdict_extra(self, state: CycleState, node: NodeInfo):
+        """The allocation behind a positive verdict, kept with it by the scheduler's filter cache.
+
+        Not kept when a result carries a shareID: those are fresh per allocation.
+        """
+        s: _PodClaims | None = state.get(_STATE_KEY)
+        if s is None:
+            return None
+        results = s.node_results.get(node.name)
+        if results is None or any("shareID" in r for a in results
+                                  for r in (a.get("devices") or {}).get("results") or ()):
+            return None
+        return results, s.node_extended.get(node.name)
+
     def _effective_allocated(self) -> AllocatedState:
         return self.allocated
 
@@ -291,13 +367,27 @@ class DynamicResources:
             return None
         results = s.node_results.get(node_name)
         if results is None:
-            return error_status(f"internal error: no allocation recorded for node {node_name}")
+            # The scheduler's filter cache answered for this node: take the allocation kept
+            # with that verdict, or allocate now. Nothing the result depends on changed since.
+            node = self._node_info(node_name)
+            stashed = verdict_extra(state, node, NAME) if node is not None else None
+            if stashed is not None:
+                s.node_results[node_name], extended = stashed
+                if extended is not None:
+                    s.node_extended[node_name] = extended
+            status = None
+            if node is not None and node_name not in s.node_results:
+                status = self.filter(state, pod, node)
+            results = s.node_results.get(node_name)
+            if status is not None or results is None:
+                return error_status(f"internal error: no allocation for node {node_name}: "
+                                    f"{status.message() if status else 'node unknown'}")
         for claim, allocation in zip(s.to_allocate, results):
             self._in_flight[claim["metadata"]["uid"]] = allocation
-            self.allocated.add(allocation)
+            self._add_alloc(allocation)
         if len(results) > len(s.to_allocate):
             state[_STATE_KEY + "/extended"] = results[len(s.to_allocate)]
-            self.allocated.add(results[len(s.to_allocate)])
+            self._add_alloc(results[len(s.to_allocate)])
         return None
 
     def unreserve(self, state: CycleState, pod: dict, node_name: str) -> None:
@@ -307,10 +397,10 @@ class DynamicResources:
         for claim in s.to_allocate:
             allocation = self._in_flight.pop(claim["metadata"]["uid"], None)
             if allocation is not None:
-                self.allocated.remove(allocation)
+                self._remove_alloc(allocation)
         er_alloc = state.pop(_STATE_KEY + "/extended", None)
         if er_alloc is not None:
-            self.allocated.remove(er_alloc)
+            self._remove_alloc(er_alloc)
             created = state.pop(_STATE_KEY + "/extended-claim", None)
             if created is not None:
                 self._delete_extended_claim(created)
@@ -338,25 +428,25 @@ class DynamicResources:
         if allocation is not None and DELETE_PROTECTION_FINALIZER not in (current["metadata"].get("finalizers") or ()):
             updated = clone(current)
             updated["metadata"].setdefault("finalizers", []).append(DELETE_PROTECTION_FINALIZER)
-            current = self.store.update(updated)
+            current = self.store.update(updated, copy=False)
         status = clone(current.get("status") or {})
         if allocation is not None:
             status["allocation"] = dict(allocation, allocationTimestamp=now)
             self._in_flight[md["uid"]] = status["allocation"]
             # the allocation object written differs (timestamp): swap what we counted
-            self.allocated.remove(allocation)
-            self.allocated.add(status["allocation"])
+            self._remove_alloc(allocation)
+            self._add_alloc(status["allocation"])
         reserved = status.setdefault("reservedFor", [])
         if not any(r.get("uid") == pod["metadata"]["uid"] for r in reserved):
             reserved.append({"resource": "pods", "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"]})
-        return self.store.update_status(dict(current, status=status))
+        return self.store.update_status(dict(current, status=status), copy=False)
 
     def _bind_extended_claim(self, state: CycleState, pod: dict, requests: list[dict], mappings: list[dict],
                              allocation: dict, now: str) -> Status | None:
         claim = ext.new_extended_resource_claim(pod, requests)
         claim["metadata"]["finalizers"] = [DELETE_PROTECTION_FINALIZER]
         try:
-            created = self.store.create(claim)
+            created = self.store.create(claim, copy=False)
         except Exception as e:  # quota admission or a name clash: PreBind fails, pod retried
             if self.metrics:
                 self.metrics.claim_creates.labels(status="failure", admin_access="false").inc()
@@ -366,8 +456,8 @@ class DynamicResources:
         state[_STATE_KEY + "/extended-claim"] = created
         stored_alloc = dict(allocation, allocationTimestamp=now)
         self._in_flight[created["metadata"]["uid"]] = stored_alloc
-        self.allocated.remove(allocation)
-        self.allocated.add(stored_alloc)
+        self._remove_alloc(allocation)
+        self._add_alloc(stored_alloc)
         status = {"allocation": stored_alloc,
                   "reservedFor": [{"resource": "pods", "name": pod["metadata"]["name"],
                                    "uid": pod["metadata"]["uid"]}]}
@@ -376,7 +466,7 @@ class DynamicResources:
         pod_status = clone(current.get("status") or {})
         pod_status["extendedResourceClaimStatus"] = {"resourceClaimName": created["metadata"]["name"],
                                                      "requestMappings": mappings}
-        self.store.update_status(dict(current, status=pod_status))
+        self.store.update_status(dict(current, status=pod_status), copy=False)
         return None
 
     def _delete_extended_claim(self, claim: dict) -> None:

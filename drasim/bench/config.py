@@ -1,0 +1,219 @@
+"""scheduler_perf `performance-config.yaml`: test cases, workloads, params, labels, thresholds, gates.
+
+k8s: test/integration/scheduler_perf/scheduler_perf.go (testCase, workload, params, thresholds,
+label filter), operations.go (resolveTemplateParams). README §2 of the shared benchmark copy.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from drasim.allocator import Features
+from drasim.errors import InputError
+
+DEFAULT_LABEL_FILTER = "performance"
+
+# Feature gates that select allocator behaviour, and the drasim.allocator.Features field each sets.
+ALLOCATOR_GATES = {
+    "DRAPartitionableDevices": "partitionable_devices",
+    "DRAConsumableCapacity": "consumable_capacity",
+    "DRAPrioritizedList": "prioritized_list",
+    "DRAAdminAccess": "admin_access",
+    "DRADeviceTaints": "device_taints",
+    "DRADeviceBindingConditions": "device_binding",
+}
+
+
+class ConfigError(InputError):
+    """A config, workload or param that scheduler_perf would refuse."""
+
+
+@dataclass
+class Workload:
+    name: str
+    labels: tuple[str, ...] = ()
+    params: dict[str, Any] = field(default_factory=dict)
+    threshold: Any = None
+    feature_gates: dict[str, bool] = field(default_factory=dict)
+
+
+@dataclass
+class TestCase:
+    name: str
+    ops: list[dict]
+    workloads: list[Workload]
+    labels: tuple[str, ...] = ()
+    feature_gates: dict[str, bool] = field(default_factory=dict)
+    scheduler_config_path: str | None = None
+
+
+@dataclass
+class Config:
+    path: Path
+    test_cases: list[TestCase]
+    topic: str
+
+
+def default_topic(path: Path) -> str:
+    """The topic its `*_test.go` passes: `dra` for dra/, `dra_<sub>[_<subsub>]` below it (README §2)."""
+    parts = path.resolve().parent.parts
+    if "dra" not in parts:
+        return "dra"
+    below = parts[len(parts) - parts[::-1].index("dra"):]
+    return "_".join(("dra",) + tuple(below))
+
+
+def load_config(path: str | Path, topic: str | None = None) -> Config:
+    p = Path(path)
+    try:
+        raw = yaml.load(p.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except OSError as e:
+        raise ConfigError(f"{p}: cannot read: {e.strerror or e}") from None
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{p}: invalid YAML: {e}") from None
+    if not isinstance(raw, list):
+        raise ConfigError(f"{p}: a scheduler_perf config is a list of test cases")
+    return Config(p, [_test_case(tc, p) for tc in raw], topic or default_topic(p))
+
+
+def _test_case(raw: Any, path: Path) -> TestCase:
+    if not isinstance(raw, dict) or not raw.get("name"):
+        raise ConfigError(f"{path}: every test case needs a name")
+    ops = raw.get("workloadTemplate") or []
+    if not isinstance(ops, list) or not all(isinstance(o, dict) and o.get("opcode") for o in ops):
+        raise ConfigError(f"{path}: {raw['name']}: workloadTemplate must be a list of ops with an opcode")
+    workloads = [Workload(name=str(w["name"]), labels=tuple(w.get("labels") or ()),
+                          params=dict(w.get("params") or {}), threshold=w.get("threshold"),
+                          feature_gates=dict(w.get("featureGates") or {}))
+                 for w in raw.get("workloads") or []]
+    return TestCase(name=str(raw["name"]), ops=ops, workloads=workloads, labels=tuple(raw.get("labels") or ()),
+                    feature_gates=dict(raw.get("featureGates") or {}),
+                    scheduler_config_path=raw.get("schedulerConfigPath"))
+
+
+# --- labels, thresholds, gates -------------------------------------------------------------------
+
+def labels_match(labels: set[str] | tuple[str, ...], label_filter: str) -> bool:
+    """`-perf-scheduling-label-filter`: comma separated; `+l` or `l` must be set, `-l` must not."""
+    have = set(labels)
+    for part in label_filter.split(","):
+        part = part.strip()
+        if not part:
+            continue
+        positive = not part.startswith("-")
+        name = part[1:] if part[0] in "+-" else part
+        if (name in have) != positive:
+            return False
+    return True
+
+
+def threshold_for(raw: Any, topic: str) -> float:
+    """A number applies to every topic; a map gives per-topic values, a missing topic is 0 (no check)."""
+    if raw is None:
+        return 0.0
+    if isinstance(raw, dict):
+        return float(raw.get(topic) or 0)
+    return float(raw)
+
+
+def merged_gates(tc: TestCase, w: Workload) -> dict[str, bool]:
+    """The test case's gates, overridden by the workload's."""
+    return {**tc.feature_gates, **w.feature_gates}
+
+
+def allocator_features(gates: dict[str, bool], base: Features = Features()) -> tuple[Features, list[str]]:
+    """Features with the mapped gates applied, and the names of gates drasim does not model."""
+    changes = {ALLOCATOR_GATES[g]: bool(v) for g, v in gates.items() if g in ALLOCATOR_GATES}
+    ignored = sorted(g for g in gates if g not in ALLOCATOR_GATES)
+    return replace(base, **changes), ignored
+
+
+# --- params ---------------------------------------------------------------------------------------
+
+_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)")
+_UNIT = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def parse_duration(text: Any) -> float:
+    """Go time.ParseDuration ("10s", "1m30s", "500ms", "0") → seconds."""
+    s = str(text).strip()
+    sign = -1.0 if s.startswith("-") else 1.0
+    s = s.lstrip("+-")
+    if s == "0":
+        return 0.0
+    pos, total = 0, 0.0
+    while pos < len(s):
+        m = _DURATION_PART.match(s, pos)
+        if m is None:
+            raise ConfigError(f'time: invalid duration "{text}"')
+        total += float(m.group(1)) * _UNIT[m.group(2)]
+        pos = m.end()
+    if not s:
+        raise ConfigError(f'time: invalid duration "{text}"')
+    return sign * total
+
+
+class Params:
+    """A workload's params, with the `used` bookkeeping behind the "defined but unused" error."""
+
+    def __init__(self, workload: Workload) -> None:
+        self.workload = workload
+        self.values = workload.params
+        self.used: set[str] = set()
+
+    def get(self, ref: str) -> Any:
+        """The value of `$name` (the leading `$` is optional)."""
+        key = ref[1:] if ref.startswith("$") else ref
+        self.used.add(key)
+        if key not in self.values:
+            raise ConfigError(f"parameter {key} is undefined")
+        return self.values[key]
+
+    def get_int(self, ref: str) -> int:
+        value = self.get(ref)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ConfigError(f"parameter {ref.lstrip('$')}: expected a number, got {value!r}")
+        return int(value)   # JSON numbers are truncated to int
+
+    def get_bool(self, ref: str) -> bool:
+        value = self.get(ref)
+        if not isinstance(value, bool):
+            raise ConfigError(f"parameter {ref.lstrip('$')}: expected a boolean, got {value!r}")
+        return value
+
+    def get_duration(self, ref: str) -> float:
+        return parse_duration(self.get(ref))
+
+    def template_params(self, raw: dict[str, Any] | None) -> dict[str, Any]:
+        """Resolve `$name` and `$name|default` values (k8s: resolveTemplateParams).
+
+        `$name|default` takes the literal after `|` when the workload lacks `name`; an empty
+        default is nil, which the templates turn into YAML null (README §3).
+        """
+        out: dict[str, Any] = {}
+        for key, value in (raw or {}).items():
+            if isinstance(value, str) and value.startswith("$"):
+                name, bar, default = value[1:].partition("|")
+                if name in self.values:
+                    self.used.add(name)
+                    out[key] = self.values[name]
+                elif bar:
+                    out[key] = default if default else None
+                else:
+                    raise ConfigError(f'parameter "{name}" not found')
+            else:
+                out[key] = value
+        return out
+
+    def unused(self) -> list[str]:
+        return sorted(set(self.values) - self.used)
+
+    def check_unused(self) -> None:
+        unused = self.unused()
+        if unused:
+            raise ConfigError(f"the parameters [{' '.join(unused)}] are defined on workload "
+                              f"{self.workload.name}, but unused.\nPlease make sure there are no typos")

@@ -1,0 +1,428 @@
+"""The subset of Go's text/template that scheduler_perf templates use.
+
+k8s: test/integration/scheduler_perf (getSpecFromTextTemplateFile, getTemplateFuncs);
+Go: text/template (parse, exec, funcs). Supported: text, `{{- -}}` trimming, comments,
+fields (`.Index`, `.a.b`, `.`), variables (`$x := …`, `$x = …`, `$`), literals, parenthesised
+pipelines, `|`, `if`/`else`/`else if`/`end`, `range` (over an int, a list or a map, with
+`$v :=` or `$i, $v :=`, and `else`), `with`, and the built-ins and, or, not, eq, ne, lt, le,
+gt, ge, len, index, print, println. Substitution is verbatim: no escaping.
+
+A template is parsed once (`parse`) and executed many times (`Template.execute`).
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from drasim.bench.gofuncs import FUNCS, GoTemplateError, go_print, truth
+
+__all__ = ["GoTemplateError", "Template", "parse"]
+
+_MISSING = object()   # a field that is not there: Go's invalid reflect.Value, printed "<no value>"
+
+
+# --- syntax tree ----------------------------------------------------------------------------------
+
+@dataclass(slots=True)
+class Field:
+    var: str | None          # None: fields of dot; "$x": fields of a variable
+    names: tuple[str, ...]   # () for "." or a bare variable
+
+
+@dataclass(slots=True)
+class Literal:
+    value: Any
+
+
+@dataclass(slots=True)
+class Ident:
+    name: str
+
+
+@dataclass(slots=True)
+class Pipeline:
+    decl: tuple[str, ...]
+    assign: bool             # `=` (assign to an existing variable) rather than `:=`
+    cmds: list[list[Any]]    # each command is a list of operands
+    line: int = 0
+
+
+@dataclass(slots=True)
+class Block:
+    kind: str                # "if", "range", "with"
+    pipe: Pipeline
+    body: list = field(default_factory=list)
+    orelse: list = field(default_factory=list)
+    chained: bool = False    # an `else if`: shares its parent's `end`
+
+
+# --- lexing -----------------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"""
+    (?P<ws>\s+)
+  | (?P<decl>:=)
+  | (?P<op>[=|(),])
+  | (?P<str>"(?:[^"\\\n]|\\.)*")
+  | (?P<raw>`[^`]*`)
+  | (?P<num>[-+]?(?:0[xX][0-9a-fA-F]+|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?))
+  | (?P<var>\$[A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)
+  | (?P<field>(?:\.[A-Za-z_][A-Za-z0-9_]*)+|\.)
+  | (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
+""", re.VERBOSE)
+
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "0": "\0"}
+
+
+def _unquote(text: str) -> str:
+    body = text[1:-1]
+    return re.sub(r"\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)",
+                  lambda m: chr(int(m.group(1)[1:], 16)) if m.group(1)[0] in "ux" and len(m.group(1)) > 1
+                  else _ESCAPES.get(m.group(1), m.group(1)), body)
+
+
+def _tokens(body: str, where: str) -> list[tuple[str, str]]:
+    out, pos = [], 0
+    while pos < len(body):
+        m = _TOKEN.match(body, pos)
+        if m is None:
+            raise GoTemplateError(f"{where}: unexpected {body[pos]!r} in command")
+        pos = m.end()
+        if m.lastgroup != "ws":
+            out.append((m.lastgroup, m.group()))
+    return out
+
+
+def _split_actions(src: str, name: str):
+    """Yield ("text", str) and ("action", body, line) items, applying trim markers."""
+    pos, items = 0, []
+    while True:
+        start = src.find("{{", pos)
+        if start < 0:
+            items.append(["text", src[pos:]])
+            return items
+        text = src[pos:start]
+        inner = start + 2
+        if src.startswith("- ", inner) or src[inner:inner + 2] in ("-\n", "-\t", "-\r"):
+            text = text.rstrip(" \t\r\n")
+            inner += 1
+        items.append(["text", text])
+        end = _find_close(src, inner, name)
+        body = src[inner:end]
+        trim_right = body.endswith(" -") or body[-2:] in ("\n-", "\t-", "\r-")
+        if trim_right:
+            body = body[:-1]
+        items.append(["action", body.strip(), src.count("\n", 0, start) + 1])
+        pos = end + 2
+        if trim_right:
+            while pos < len(src) and src[pos] in " \t\r\n":
+                pos += 1
+
+
+def _find_close(src: str, pos: int, name: str) -> int:
+    quote = None
+    while pos < len(src):
+        c = src[pos]
+        if quote:
+            if c == "\\" and quote != "`":
+                pos += 1
+            elif c == quote:
+                quote = None
+        elif c in "\"`'":
+            quote = c
+        elif src.startswith("}}", pos):
+            return pos
+        elif src.startswith("/*", pos):
+            close = src.find("*/", pos + 2)
+            if close < 0:
+                break
+            pos = close + 1
+        pos += 1
+    raise GoTemplateError(f"template: {name}: unclosed action")
+
+
+# --- parsing ----------------------------------------------------------------------------------
+
+class _Parser:
+    def __init__(self, toks: list[tuple[str, str]], where: str) -> None:
+        self.toks, self.i, self.where = toks, 0, where
+
+    def peek(self) -> tuple[str, str] | None:
+        return self.toks[self.i] if self.i < len(self.toks) else None
+
+    def take(self) -> tuple[str, str]:
+        tok = self.peek()
+        if tok is None:
+            raise GoTemplateError(f"{self.where}: unexpected end of action")
+        self.i += 1
+        return tok
+
+    def pipeline(self, allow_decl: bool = True, line: int = 0, in_range: bool = False) -> Pipeline:
+        decl, assign = self._declaration(in_range) if allow_decl else ((), False)
+        cmds = [self.command()]
+        while self.peek() == ("op", "|"):
+            self.take()
+            cmds.append(self.command())
+        return Pipeline(decl, assign, cmds, line)
+
+    def _declaration(self, in_range: bool) -> tuple[tuple[str, ...], bool]:
+        toks, i = self.toks, self.i
+        names: list[str] = []
+        while i < len(toks) and toks[i][0] == "var" and "." not in toks[i][1]:
+            names.append(toks[i][1])
+            i += 1
+            if in_range and i < len(toks) and toks[i] == ("op", ",") and len(names) == 1:
+                i += 1
+                continue
+            break
+        if names and i < len(toks) and toks[i] in (("decl", ":="), ("op", "=")):
+            self.i = i + 1
+            return tuple(names), toks[i][1] == "="
+        return (), False
+
+    def command(self) -> list[Any]:
+        ops: list[Any] = []
+        while (tok := self.peek()) is not None and tok not in (("op", "|"), ("op", ")")):
+            ops.append(self.operand())
+        if not ops:
+            raise GoTemplateError(f"{self.where}: missing value for command")
+        return ops
+
+    def operand(self) -> Any:
+        kind, text = self.take()
+        if kind == "field":
+            return Field(None, tuple(n for n in text.split(".") if n))
+        if kind == "var":
+            var, *names = text.split(".")
+            return Field(var, tuple(names))
+        if kind in ("str", "raw"):
+            return Literal(_unquote(text) if kind == "str" else text[1:-1])
+        if kind == "num":
+            return Literal(_number(text))
+        if kind == "ident":
+            if text in ("true", "false"):
+                return Literal(text == "true")
+            if text == "nil":
+                return Literal(None)
+            return Ident(text)
+        if (kind, text) == ("op", "("):
+            pipe = self.pipeline()
+            if self.take() != ("op", ")"):
+                raise GoTemplateError(f"{self.where}: unclosed left paren")
+            return pipe
+        raise GoTemplateError(f"{self.where}: unexpected {text!r} in operand")
+
+
+def _number(text: str) -> int | float:
+    if text.lower().lstrip("+-").startswith("0x"):
+        return int(text, 16)
+    try:
+        return int(text)
+    except ValueError:
+        return float(text)
+
+
+_KEYWORDS = ("if", "range", "with", "else", "end")
+
+
+def _build_tree(src: str, name: str) -> list:
+    root: list = []
+    stack: list[tuple[Block | None, list]] = [(None, root)]
+    for item in _split_actions(src, name):
+        out = stack[-1][1]
+        if item[0] == "text":
+            if item[1]:
+                out.append(item[1])
+            continue
+        body, line = item[1], item[2]
+        where = f"template: {name}:{line}"
+        if body.startswith("/*"):
+            continue
+        toks = _tokens(body, where)
+        if not toks:
+            raise GoTemplateError(f"{where}: missing value for command")
+        head = toks[0][1] if toks[0][0] == "ident" else None
+        p = _Parser(toks[1:] if head in _KEYWORDS else toks, where)
+        if head in ("if", "range", "with"):
+            block = Block(head, p.pipeline(line=line, in_range=head == "range"))
+            out.append(block)
+            stack.append((block, block.body))
+        elif head == "else":
+            block = stack[-1][0]
+            if block is None:
+                raise GoTemplateError(f"{where}: unexpected {{{{else}}}}")
+            if p.peek() in (("ident", "if"), ("ident", "with")):
+                kind = p.take()[1]
+                nested = Block(kind, p.pipeline(line=line), chained=True)
+                block.orelse.append(nested)
+                stack[-1] = (block, block.orelse)
+                stack.append((nested, nested.body))
+            else:
+                stack[-1] = (block, block.orelse)
+        elif head == "end":
+            while True:
+                if len(stack) == 1:
+                    raise GoTemplateError(f"{where}: unexpected {{{{end}}}}")
+                block, _ = stack.pop()
+                if not block.chained:
+                    break
+        else:
+            pipe = p.pipeline(line=line)
+            out.append(pipe)
+        if p.peek() is not None:
+            raise GoTemplateError(f"{where}: unexpected {p.peek()[1]!r} in command")
+    if len(stack) > 1:
+        raise GoTemplateError(f"template: {name}:{src.count(chr(10)) + 1}: unexpected EOF")
+    return root
+
+
+# --- execution --------------------------------------------------------------------------------
+
+class _Exec:
+    __slots__ = ("name", "out", "vars", "funcs")
+
+    def __init__(self, name: str, data: Any, funcs: dict[str, Callable]) -> None:
+        self.name = name
+        self.out: list[str] = []
+        self.vars: list[tuple[str, Any]] = [("$", data)]
+        self.funcs = funcs
+
+    def walk(self, nodes: list, dot: Any) -> None:
+        for node in nodes:
+            if isinstance(node, str):
+                self.out.append(node)
+            elif isinstance(node, Pipeline):
+                value = self.pipeline(node, dot)
+                if not node.decl:
+                    self.out.append("<no value>" if value is _MISSING else go_print(value))
+            else:
+                self.block(node, dot)
+
+    def block(self, node: Block, dot: Any) -> None:
+        mark = len(self.vars)
+        if node.kind == "range":
+            self.range_(node, dot)
+        else:
+            value = self.pipeline(node.pipe, dot)
+            taken = truth(None if value is _MISSING else value)
+            if taken:
+                self.walk(node.body, value if node.kind == "with" else dot)
+            else:
+                self.walk(node.orelse, dot)
+        del self.vars[mark:]
+
+    def range_(self, node: Block, dot: Any) -> None:
+        pipe = node.pipe
+        value = self.pipeline(Pipeline((), False, pipe.cmds, pipe.line), dot)
+        if isinstance(value, bool) or value is _MISSING or value is None:
+            items: list = []
+        elif isinstance(value, int):
+            items = [(i, i) for i in range(value)]
+        elif isinstance(value, (list, tuple)):
+            items = list(enumerate(value))
+        elif isinstance(value, dict):
+            items = [(k, value[k]) for k in sorted(value)]
+        else:
+            raise GoTemplateError(f"template: {self.name}:{pipe.line}: range can't iterate over {go_print(value)}")
+        if not items:
+            self.walk(node.orelse, dot)
+            return
+        mark = len(self.vars)
+        for key, elem in items:
+            del self.vars[mark:]
+            if len(pipe.decl) == 1:
+                self.vars.append((pipe.decl[0], elem))
+            elif len(pipe.decl) == 2:
+                self.vars.append((pipe.decl[0], key))
+                self.vars.append((pipe.decl[1], elem))
+            self.walk(node.body, elem)
+
+    def pipeline(self, pipe: Pipeline, dot: Any) -> Any:
+        value: Any = _MISSING
+        for i, cmd in enumerate(pipe.cmds):
+            value = self.command(cmd, dot, pipe.line, value if i else _MISSING, piped=i > 0)
+        if pipe.decl:
+            if pipe.assign:
+                self.set_var(pipe.decl[0], value, pipe.line)
+            else:
+                self.vars.append((pipe.decl[0], value))
+        return value
+
+    def command(self, cmd: list, dot: Any, line: int, final: Any, piped: bool) -> Any:
+        head = cmd[0]
+        if isinstance(head, Ident):
+            fn = self.funcs.get(head.name)
+            if fn is None:
+                raise GoTemplateError(f'template: {self.name}:{line}: function "{head.name}" not defined')
+            thunks = [(lambda a=a: self.arg(a, dot, line)) for a in cmd[1:]]
+            if piped:
+                thunks.append(lambda: final)
+            try:
+                if getattr(fn, "lazy", False):
+                    return fn(*thunks)
+                return fn(*[t() for t in thunks])
+            except GoTemplateError as e:
+                raise GoTemplateError(f"template: {self.name}:{line}: error calling {head.name}: {e}") from None
+            except TypeError:
+                raise GoTemplateError(f"template: {self.name}:{line}: wrong number of args for {head.name}: "
+                                      f"got {len(thunks)}") from None
+        if len(cmd) > 1 or piped:
+            raise GoTemplateError(f"template: {self.name}:{line}: can't give argument to non-function")
+        return self.arg(head, dot, line, allow_missing=True)
+
+    def arg(self, node: Any, dot: Any, line: int, allow_missing: bool = False) -> Any:
+        if isinstance(node, Literal):
+            return node.value
+        if isinstance(node, Pipeline):
+            value = self.pipeline(node, dot)
+        elif isinstance(node, Field):
+            value = self.field(node, dot, line)
+        else:
+            raise GoTemplateError(f"template: {self.name}:{line}: can't use {node.name} as a value")
+        if value is _MISSING and not allow_missing:
+            return None   # a missing map key passed to a function is a nil interface
+        return value
+
+    def field(self, node: Field, dot: Any, line: int) -> Any:
+        value = dot if node.var is None else self.get_var(node.var, line)
+        for name in node.names:
+            if isinstance(value, dict):
+                value = value.get(name, _MISSING)
+            elif value is None or value is _MISSING:
+                raise GoTemplateError(f"template: {self.name}:{line}: nil pointer evaluating interface {{}}.{name}")
+            else:
+                raise GoTemplateError(f"template: {self.name}:{line}: can't evaluate field {name} in "
+                                      f"type {type(value).__name__}")
+        return value
+
+    def get_var(self, name: str, line: int) -> Any:
+        for vname, value in reversed(self.vars):
+            if vname == name:
+                return value
+        raise GoTemplateError(f'template: {self.name}:{line}: undefined variable "{name}"')
+
+    def set_var(self, name: str, value: Any, line: int) -> None:
+        for i in range(len(self.vars) - 1, -1, -1):
+            if self.vars[i][0] == name:
+                self.vars[i] = (name, value)
+                return
+        raise GoTemplateError(f'template: {self.name}:{line}: undefined variable "{name}"')
+
+
+class Template:
+    """A parsed template; `execute(data)` renders it (data is usually a dict: Index, Count, params)."""
+
+    __slots__ = ("name", "tree", "funcs")
+
+    def __init__(self, name: str, tree: list, funcs: dict[str, Callable]) -> None:
+        self.name, self.tree, self.funcs = name, tree, funcs
+
+    def execute(self, data: Any) -> str:
+        ex = _Exec(self.name, data, self.funcs)
+        ex.walk(self.tree, data)
+        return "".join(ex.out)
+
+
+def parse(src: str, name: str = "object", funcs: dict[str, Callable] | None = None) -> Template:
+    """Parse *src*; raises GoTemplateError (with `template: name:line:`) for bad syntax."""
+    return Template(name, _build_tree(src, name), FUNCS if funcs is None else {**FUNCS, **funcs})

@@ -1,0 +1,160 @@
+"""Objects a workload creates: rendered templates, code-built nodes and pods, driver slices.
+
+k8s: test/integration/scheduler_perf/util.go (makeBaseNode, makeBasePod), node_util.go,
+dra.go (createResourceDriver, README §4.3), executor.go (getSpecFromTextTemplateFile).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from drasim.bench.config import ConfigError
+from drasim.bench.convert import to_v1
+from drasim.bench.gotemplate import Template, parse
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+DRA_NODE_TEMPLATE = "node-with-dra-test-driver.yaml"
+DRA_NODE_LABEL = "node-with-dra"
+HOSTNAME_LABEL = "kubernetes.io/hostname"
+_BASE_CAPACITY = {"pods": "110", "cpu": "4", "memory": "32Gi"}
+
+
+def resolve_template_path(config_dir: Path, rel: str) -> tuple[Path, str | None]:
+    """*rel* relative to the config's folder; else the nearest ancestor's `dra/templates/<file>`.
+
+    The fallback serves the `history/` configs, whose templates were not copied with them.
+    """
+    direct = (config_dir / rel).resolve()
+    if direct.is_file():
+        return direct, None
+    name = Path(rel).name
+    for folder in (config_dir, *config_dir.parents):
+        candidate = folder / "dra" / "templates" / name
+        if candidate.is_file():
+            return candidate.resolve(), f"{rel}: not found next to the config; used {candidate.resolve()}"
+    raise ConfigError(f"{direct}: no such file or directory")
+
+
+class Renderer:
+    """Parses each template once and decodes each distinct rendering once."""
+
+    def __init__(self, config_dir: Path) -> None:
+        self.config_dir = config_dir
+        self._templates: dict[str, tuple[Template, Path]] = {}
+        self._decoded: dict[str, dict] = {}
+        self.notes: list[str] = []
+
+    def template(self, rel: str) -> tuple[Template, Path]:
+        found = self._templates.get(rel)
+        if found is None:
+            path, note = resolve_template_path(self.config_dir, rel)
+            if note and note not in self.notes:
+                self.notes.append(note)
+            try:
+                text = path.read_text(encoding="utf-8")
+            except OSError as e:
+                raise ConfigError(f"{path}: cannot read: {e.strerror or e}") from None
+            found = self._templates[rel] = (parse(text, path.name), path)
+        return found
+
+    def render(self, rel: str, env: dict[str, Any]) -> dict:
+        """Render and decode one object. The result is shared: copy before changing it."""
+        tmpl, path = self.template(rel)
+        text = tmpl.execute(env)
+        obj = self._decoded.get(text)
+        if obj is None:
+            try:
+                obj = yaml.load(text, Loader=_LOADER)
+            except yaml.YAMLError as e:
+                raise ConfigError(f"{path.name}: rendered template is not valid YAML: {e}") from None
+            if not isinstance(obj, dict):
+                raise ConfigError(f"{path.name}: rendered template is not an object")
+            obj, note = to_v1(obj, path.name)
+            if note and note not in self.notes:
+                self.notes.append(note)
+            if len(self._decoded) > 4096:
+                self._decoded.clear()
+            self._decoded[text] = obj
+        return obj
+
+
+def with_metadata(obj: dict, *, name: str | None = None, namespace: str | None = None,
+                  labels: dict[str, str] | None = None) -> dict:
+    """A shallow copy of *obj* with metadata fields set (the decoded template stays untouched)."""
+    md = dict(obj.get("metadata") or {})
+    if name is not None:
+        md["name"] = name
+        md.pop("generateName", None)
+    if namespace is not None:
+        md["namespace"] = namespace
+    if labels:
+        md["labels"] = {**(md.get("labels") or {}), **labels}
+    return {**obj, "metadata": md}
+
+
+def dra_node_from_template(obj: dict, index: int) -> dict:
+    """README §7.1: every node of node-with-dra-test-driver.yaml is scheduler-perf-dra-<Index>,
+    labelled node-with-dra=true (the current copy has the name, the older one the label)."""
+    name = f"scheduler-perf-dra-{index}"
+    return with_metadata(obj, name=name, labels={DRA_NODE_LABEL: "true", HOSTNAME_LABEL: name})
+
+
+def base_node(op_index: int) -> dict:
+    """A node built in code (k8s: util.go makeBaseNode): generateName node-<opIndex>-, Ready."""
+    return {
+        "apiVersion": "v1", "kind": "Node",
+        "metadata": {"generateName": f"node-{op_index}-"},
+        "status": {"capacity": dict(_BASE_CAPACITY), "allocatable": dict(_BASE_CAPACITY),
+                   "phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]},
+    }
+
+
+def base_pod() -> dict:
+    """The default pod (k8s: util.go makeBasePod / testutils.MakePodSpec): one pause container."""
+    resources = {"cpu": "100m", "memory": "500Mi"}
+    return {
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"generateName": "pod-"},
+        "spec": {"containers": [{"name": "pause", "image": "registry.k8s.io/pause:3.10",
+                                 "ports": [{"containerPort": 80}],
+                                 "resources": {"requests": dict(resources), "limits": dict(resources)}}]},
+    }
+
+
+def driver_slice(node_name: str, driver: str, max_claims: int) -> dict:
+    """One ResourceSlice per node with `max_claims` devices instance-0… (README §4.3, 2026 form)."""
+    devices = [{
+        "name": f"instance-{i}",
+        "attributes": {"model": {"string": "A100"}, "family": {"string": "GPU"},
+                       "driverVersion": {"version": "1.2.3"}, "dra.example.com/numa": {"int": i}},
+        "capacity": {"memory": {"value": "1Gi"}},
+    } for i in range(max_claims)]
+    return {
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+        "metadata": {"name": node_name},
+        "spec": {"driver": driver, "nodeName": node_name,
+                 "pool": {"name": node_name, "generation": 0, "resourceSliceCount": 1},
+                 "devices": devices},
+    }
+
+
+def drop_unsatisfiable_match(obj: dict, attribute_seen: bool) -> tuple[dict, str | None]:
+    """README §7.3: resourceclaimtemplate-for-two-devices.yaml asks for matchAttribute
+    dra.example.com/slice; when no published device has that attribute (CompatibilityGroups),
+    the constraint is dropped, as the current upstream template evidently does."""
+    if attribute_seen or obj.get("kind") != "ResourceClaimTemplate":
+        return obj, None
+    devices = ((obj.get("spec") or {}).get("spec") or {}).get("devices") or {}
+    constraints = devices.get("constraints") or []
+    kept = [c for c in constraints if c.get("matchAttribute") != "dra.example.com/slice"]
+    if len(kept) == len(constraints):
+        return obj, None
+    new_devices = {**devices, "constraints": kept} if kept else {k: v for k, v in devices.items()
+                                                                  if k != "constraints"}
+    spec = obj["spec"]
+    new = {**obj, "spec": {**spec, "spec": {**spec["spec"], "devices": new_devices}}}
+    return new, ("README §7.3: no device has dra.example.com/slice, so the claim template's "
+                 "matchAttribute constraint was dropped")

@@ -1,0 +1,154 @@
+"""End to end: a tiny config through the runner, and the shared config's `fast` workload."""
+from pathlib import Path
+
+import pytest
+
+from drasim.bench import Selection, load_config, run_config
+
+TINY = """
+- name: Tiny
+  featureGates:
+    DRAPrioritizedList: true
+    SchedulerQueueingHints: true
+  workloadTemplate:
+  - opcode: createNodes
+    nodeTemplatePath: templates/node-with-dra-test-driver.yaml
+    countParam: $nodes
+  - opcode: createAny
+    templatePath: templates/slice.yaml
+    countParam: $nodes
+    templateParams:
+      numDevices: $devices|3
+  - opcode: createAny
+    templatePath: templates/class.yaml
+  - opcode: createAny
+    templatePath: templates/claimtemplate.yaml
+    namespace: test
+  - opcode: createPods
+    namespace: test
+    countParam: $pods
+    podTemplatePath: templates/pod.yaml
+    collectMetrics: true
+  workloads:
+  - name: small
+    labels: [performance]
+    threshold: {dra: 1}
+    params: {nodes: 2, pods: 6}
+  - name: unlabelled
+    params: {nodes: 1, pods: 1}
+"""
+
+TEMPLATES = {
+    "node-with-dra-test-driver.yaml": """apiVersion: v1
+kind: Node
+metadata:
+  name: scheduler-perf-dra-{{ .Index }}
+status:
+  capacity: {pods: "110", cpu: "4", memory: 32Gi}
+  conditions: [{type: Ready, status: "True"}]
+""",
+    "slice.yaml": """{{$n := or .numDevices 10}}
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata:
+  name: slice-{{.Index}}
+spec:
+  driver: test-driver.cdi.k8s.io
+  nodeName: scheduler-perf-dra-{{.Index}}
+  pool: {name: pool-{{.Index}}, generation: 1, resourceSliceCount: 1}
+  devices:{{range ($n | Int)}}
+  - name: dev-{{.}}{{end}}
+""",
+    "class.yaml": """apiVersion: resource.k8s.io/v1beta2
+kind: DeviceClass
+metadata:
+  name: test-class
+spec:
+  selectors:
+  - cel:
+      expression: device.driver == "test-driver.cdi.k8s.io"
+""",
+    "claimtemplate.yaml": """apiVersion: resource.k8s.io/v1beta1
+kind: ResourceClaimTemplate
+metadata:
+  name: test-claim-template
+spec:
+  spec:
+    devices:
+      requests:
+      - name: req-0
+        deviceClassName: test-class
+""",
+    "pod.yaml": """apiVersion: v1
+kind: Pod
+metadata:
+  generateName: test-dra-
+spec:
+  containers:
+  - name: pause
+    image: registry.k8s.io/pause:3.10.1
+    resources:
+      claims: [{name: resource}]
+  resourceClaims:
+  - name: resource
+    resourceClaimTemplateName: test-claim-template
+""",
+}
+
+
+@pytest.fixture
+def tiny_config(tmp_path: Path) -> Path:
+    (tmp_path / "templates").mkdir()
+    for name, text in TEMPLATES.items():
+        (tmp_path / "templates" / name).write_text(text)
+    path = tmp_path / "performance-config.yaml"
+    path.write_text(TINY)
+    return path
+
+
+def test_tiny_config_end_to_end(tiny_config):
+    """Two DRA nodes × 3 devices, 6 pods with a claim template each: all 6 are bound; one record."""
+    records = run_config(load_config(tiny_config))
+    assert len(records) == 1   # `unlabelled` does not pass the default `performance` filter
+    r = records[0]
+    assert (r["name"], r["status"], r["error"]) == ("Tiny/small/test", "ok", None)
+    m = r["metrics"]
+    assert m["PodsScheduled"] == 6 and m["PodsUnschedulable"] == 0
+    assert m["OverallThroughput"] > 0 and m["SchedulingDuration"] > 0
+    assert (r["threshold"], r["topic"]) == (1.0, "dra")
+    assert r["passed"] is None or r["passed"] is True   # no samples in so short a phase: not checked
+    assert "SchedulerQueueingHints" in r["notes"][0]
+    assert any("converted from resource.k8s.io/v1beta1" in n for n in r["notes"])
+
+
+def test_named_workload_runs_regardless_of_labels(tiny_config):
+    """--workload TESTCASE/WORKLOAD runs even an unlabelled workload."""
+    records = run_config(load_config(tiny_config), Selection(("Tiny/unlabelled",)))
+    assert [(r["name"], r["metrics"]["PodsScheduled"]) for r in records] == [("Tiny/unlabelled/test", 1)]
+
+
+def test_unknown_workload_is_an_error(tiny_config):
+    """Naming a workload the config lacks lists the known ones."""
+    from drasim.bench import ConfigError
+    with pytest.raises(ConfigError, match="known: Tiny/small, Tiny/unlabelled"):
+        run_config(load_config(tiny_config), Selection(("Tiny/nope",)))
+
+
+def test_more_pods_than_devices_fails_cleanly(tiny_config):
+    """A burst that can never finish fails the workload with a message, not a traceback."""
+    text = tiny_config.read_text().replace("params: {nodes: 1, pods: 1}", "params: {nodes: 1, pods: 4}")
+    tiny_config.write_text(text)
+    [r] = run_config(load_config(tiny_config), Selection(("Tiny/unlabelled",)))
+    assert r["status"] == "failed" and "op 4 (createPods)" in r["error"]
+    assert r["metrics"]["PodsUnschedulable"] == 1
+
+
+SHARED = Path("/work/shared/benchmarks/scheduler_perf/dra/performance-config.yaml")
+
+
+@pytest.mark.skipif(not SHARED.is_file(), reason="shared scheduler_perf configs not available")
+def test_shared_fast_workload():
+    """The real config's SchedulingWithResourceClaimTemplate/fast: 10 pods bound on 1 DRA node."""
+    [r] = run_config(load_config(SHARED), Selection(("SchedulingWithResourceClaimTemplate/fast",)))
+    assert (r["status"], r["error"]) == ("ok", None)
+    assert r["metrics"]["PodsScheduled"] == 10 and r["metrics"]["PodsUnschedulable"] == 0
