@@ -16,6 +16,7 @@ from drasim.allocator.capacity import request_fits
 from drasim.allocator.features import Features
 from drasim.allocator.model import DeviceRec, SliceRec
 from drasim.allocator.pools import Pool, gather_pools
+from drasim.allocator.quickfit import quick_fit
 from drasim.allocator.requests import ClassRec, PreparedClaim, ReqData, missing_classes, prepare_claim
 from drasim.allocator.result import build_allocation
 from drasim.allocator.search import RESULTS_MAX, Search, Selection
@@ -144,6 +145,19 @@ class Allocator:
             chosen = [subs[k] for subs, k in zip(requests[ci], search.selected[ci])]
             out.append(build_allocation(pc, search.results[ci], chosen, node_name, self.features.device_binding))
         return out
+
+    def fits(self, node: dict, claims: Sequence[dict], allocated: AllocatedState) -> bool | None:
+        """Whether the claims fit on the node, decided without a search when their shape allows.
+
+        None means "run allocate()". Raises the same errors allocate() would for the devices
+        it looks at. See quickfit.py.
+        """
+        view = self._view(node)
+        if view.error is not None or view.has_invalid:
+            return None
+        prepared = [self._prepare(c) for c in claims]
+        return quick_fit(view.candidates, prepared, Selection(node, self.features), allocated,
+                         self.features.consumable_capacity)
 
     def node_view_token(self, node: dict) -> tuple[int, tuple[str, ...]]:
         """(serial of the node's current pool view, names of the pools in it).

@@ -125,6 +125,8 @@ class Executor:
                 getattr(self, "_op_" + op.opcode)(op)
             except InputError as e:   # scheduler_perf: tCtx.Fatalf("op %d: …")
                 raise WorkloadFailed(f"op {op.index} ({op.opcode}): {e}") from None
+        for folder, names in self.renderer.fallbacks.items():
+            self.notes.append(f"templates not next to the config, taken from {folder}: {', '.join(names)}")
         for note in self.renderer.notes:
             if note not in self.notes:
                 self.notes.append(note)

@@ -11,11 +11,11 @@ A template is parsed once (`parse`) and executed many times (`Template.execute`)
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from drasim.bench.gofuncs import FUNCS, GoTemplateError, go_print, truth
+from drasim.bench.golex import split_actions, tokens, unquote
 
 __all__ = ["GoTemplateError", "Template", "parse"]
 
@@ -55,90 +55,6 @@ class Block:
     body: list = field(default_factory=list)
     orelse: list = field(default_factory=list)
     chained: bool = False    # an `else if`: shares its parent's `end`
-
-
-# --- lexing -----------------------------------------------------------------------------------
-
-_TOKEN = re.compile(r"""
-    (?P<ws>\s+)
-  | (?P<decl>:=)
-  | (?P<op>[=|(),])
-  | (?P<str>"(?:[^"\\\n]|\\.)*")
-  | (?P<raw>`[^`]*`)
-  | (?P<num>[-+]?(?:0[xX][0-9a-fA-F]+|\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?))
-  | (?P<var>\$[A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*)
-  | (?P<field>(?:\.[A-Za-z_][A-Za-z0-9_]*)+|\.)
-  | (?P<ident>[A-Za-z_][A-Za-z0-9_]*)
-""", re.VERBOSE)
-
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "0": "\0"}
-
-
-def _unquote(text: str) -> str:
-    body = text[1:-1]
-    return re.sub(r"\\(u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)",
-                  lambda m: chr(int(m.group(1)[1:], 16)) if m.group(1)[0] in "ux" and len(m.group(1)) > 1
-                  else _ESCAPES.get(m.group(1), m.group(1)), body)
-
-
-def _tokens(body: str, where: str) -> list[tuple[str, str]]:
-    out, pos = [], 0
-    while pos < len(body):
-        m = _TOKEN.match(body, pos)
-        if m is None:
-            raise GoTemplateError(f"{where}: unexpected {body[pos]!r} in command")
-        pos = m.end()
-        if m.lastgroup != "ws":
-            out.append((m.lastgroup, m.group()))
-    return out
-
-
-def _split_actions(src: str, name: str):
-    """Yield ("text", str) and ("action", body, line) items, applying trim markers."""
-    pos, items = 0, []
-    while True:
-        start = src.find("{{", pos)
-        if start < 0:
-            items.append(["text", src[pos:]])
-            return items
-        text = src[pos:start]
-        inner = start + 2
-        if src.startswith("- ", inner) or src[inner:inner + 2] in ("-\n", "-\t", "-\r"):
-            text = text.rstrip(" \t\r\n")
-            inner += 1
-        items.append(["text", text])
-        end = _find_close(src, inner, name)
-        body = src[inner:end]
-        trim_right = body.endswith(" -") or body[-2:] in ("\n-", "\t-", "\r-")
-        if trim_right:
-            body = body[:-1]
-        items.append(["action", body.strip(), src.count("\n", 0, start) + 1])
-        pos = end + 2
-        if trim_right:
-            while pos < len(src) and src[pos] in " \t\r\n":
-                pos += 1
-
-
-def _find_close(src: str, pos: int, name: str) -> int:
-    quote = None
-    while pos < len(src):
-        c = src[pos]
-        if quote:
-            if c == "\\" and quote != "`":
-                pos += 1
-            elif c == quote:
-                quote = None
-        elif c in "\"`'":
-            quote = c
-        elif src.startswith("}}", pos):
-            return pos
-        elif src.startswith("/*", pos):
-            close = src.find("*/", pos + 2)
-            if close < 0:
-                break
-            pos = close + 1
-        pos += 1
-    raise GoTemplateError(f"template: {name}: unclosed action")
 
 
 # --- parsing ----------------------------------------------------------------------------------
@@ -196,7 +112,7 @@ class _Parser:
             var, *names = text.split(".")
             return Field(var, tuple(names))
         if kind in ("str", "raw"):
-            return Literal(_unquote(text) if kind == "str" else text[1:-1])
+            return Literal(unquote(text) if kind == "str" else text[1:-1])
         if kind == "num":
             return Literal(_number(text))
         if kind == "ident":
@@ -228,7 +144,7 @@ _KEYWORDS = ("if", "range", "with", "else", "end")
 def _build_tree(src: str, name: str) -> list:
     root: list = []
     stack: list[tuple[Block | None, list]] = [(None, root)]
-    for item in _split_actions(src, name):
+    for item in split_actions(src, name):
         out = stack[-1][1]
         if item[0] == "text":
             if item[1]:
@@ -238,7 +154,7 @@ def _build_tree(src: str, name: str) -> list:
         where = f"template: {name}:{line}"
         if body.startswith("/*"):
             continue
-        toks = _tokens(body, where)
+        toks = tokens(body, where)
         if not toks:
             raise GoTemplateError(f"{where}: missing value for command")
         head = toks[0][1] if toks[0][0] == "ident" else None

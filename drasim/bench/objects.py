@@ -34,7 +34,7 @@ def resolve_template_path(config_dir: Path, rel: str) -> tuple[Path, str | None]
     for folder in (config_dir, *config_dir.parents):
         candidate = folder / "dra" / "templates" / name
         if candidate.is_file():
-            return candidate.resolve(), f"{rel}: not found next to the config; used {candidate.resolve()}"
+            return candidate.resolve(), str(candidate.resolve().parent)
     raise ConfigError(f"{direct}: no such file or directory")
 
 
@@ -46,13 +46,14 @@ class Renderer:
         self._templates: dict[str, tuple[Template, Path]] = {}
         self._decoded: dict[str, dict] = {}
         self.notes: list[str] = []
+        self.fallbacks: dict[str, list[str]] = {}   # folder -> templates found there, not next to the config
 
     def template(self, rel: str) -> tuple[Template, Path]:
         found = self._templates.get(rel)
         if found is None:
-            path, note = resolve_template_path(self.config_dir, rel)
-            if note and note not in self.notes:
-                self.notes.append(note)
+            path, fallback = resolve_template_path(self.config_dir, rel)
+            if fallback:
+                self.fallbacks.setdefault(fallback, []).append(path.name)
             try:
                 text = path.read_text(encoding="utf-8")
             except OSError as e:

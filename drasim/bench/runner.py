@@ -104,7 +104,8 @@ def run_workload(config: Config, tc: TestCase, w: Workload, *, seed: int = 0,
         metrics = {k: v for k, v in result.items() if k != "suffix"}
         metrics.update(totals)
         passed, extra = check_threshold(metrics.get("SchedulingThroughput"), threshold)
-        out.append(dict(base, name=f"{tc.name}/{w.name}/{result['suffix']}", status=status, error=error,
+        name = f"{tc.name}/{w.name}/{result['suffix']}" if result["suffix"] else f"{tc.name}/{w.name}"
+        out.append(dict(base, name=name, status=status, error=error,
                         metrics=metrics, passed=passed if status == "ok" else False,
                         notes=notes + extra))
     return out

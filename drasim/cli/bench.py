@@ -35,6 +35,9 @@ def run(args: argparse.Namespace) -> int:
             records = run_config(config, selection, seed=args.seed, progress=progress)
     else:
         records = run_config(config, selection, seed=args.seed)
+    if not records:
+        print(f"drasim bench: no workload of {args.config} passes the label filter {args.label_filter!r}",
+              file=sys.stderr)
     if args.json:
         sys.stdout.write(render_json(records))
     else:

@@ -70,6 +70,7 @@ class DeviceTaintEvictionController:
         self._waiting: dict[WorkItem, float] = {}
         self._failures: dict[WorkItem, int] = {}
         self._events: list[tuple[PodRef, str]] = []
+        self._tainted_pools: set[PoolId] = set()             # pools with a NoExecute device taint
         store.subscribe(self._on_event, kinds=_KINDS)
         for kind in _KINDS:                                   # informers list existing objects first
             for obj in store.list(kind):
@@ -142,6 +143,12 @@ class DeviceTaintEvictionController:
             self._evicting = [r for r in self._rules.values() if r["spec"]["taint"].get("effect") == NO_EXECUTE]
             self._handle_rule_change(old, new)
 
+    def _claim_eviction(self, claim: dict) -> Eviction | None:
+        """claim_eviction, skipped while no NoExecute taint exists anywhere (the common case)."""
+        if not self._evicting and not self._tainted_pools:
+            return None
+        return claim_eviction(claim, self._pools, self._evicting)
+
     def _handle_claim_change(self, old: dict | None, new: dict | None) -> None:
         """k8s: handleClaimChange — track allocated claims, re-check their consumers."""
         claim = new or old
@@ -152,7 +159,7 @@ class DeviceTaintEvictionController:
             return
         if old is None:
             if is_allocated(claim):
-                self._claims[key] = AllocatedClaim(claim, claim_eviction(claim, self._pools, self._evicting))
+                self._claims[key] = AllocatedClaim(claim, self._claim_eviction(claim))
                 self._handle_pods(claim)
             return
         if old["metadata"].get("uid") != new["metadata"].get("uid"):
@@ -163,12 +170,12 @@ class DeviceTaintEvictionController:
         if not was and not now:
             return
         if now and not was:
-            self._claims[key] = AllocatedClaim(new, claim_eviction(new, self._pools, self._evicting))
+            self._claims[key] = AllocatedClaim(new, self._claim_eviction(new))
         elif was and not now:
             self._claims.pop(key, None)
         else:                               # allocation is immutable: keep the eviction time
             previous = self._claims.get(key)
-            self._claims[key] = AllocatedClaim(new, previous.eviction if previous else claim_eviction(new, self._pools, self._evicting))
+            self._claims[key] = AllocatedClaim(new, previous.eviction if previous else self._claim_eviction(new))
         if (old.get("status") or {}).get("reservedFor") != (new.get("status") or {}).get("reservedFor"):
             self._handle_pods(old)
         self._handle_pods(new)
@@ -200,6 +207,10 @@ class DeviceTaintEvictionController:
             self._pools[pid] = pool
         else:
             self._pools.pop(pid, None)
+        if pool.slices and pool.noexecute_taints():
+            self._tainted_pools.add(pid)
+        else:
+            self._tainted_pools.discard(pid)
         after = pool.noexecute_taints()
         if not before and not after:
             return

@@ -196,7 +196,7 @@ class ResourceClaimController:
         claim = self.store.get("ResourceClaim", ns, name)
         if claim is None:
             return
-        status = clone(claim.get("status") or {})
+        status = dict(claim.get("status") or {})   # shallow: only top-level keys are replaced
         reserved = status.get("reservedFor") or []
         keep = [r for r in reserved if not self._consumer_gone(ns, r)]
         changed = len(keep) != len(reserved)
@@ -211,7 +211,7 @@ class ResourceClaimController:
             status.pop("devices", None)   # k8s: stale device status dropped with the allocation
             changed = True
         if changed:
-            claim = self.store.update_status(dict(claim, status=status))
+            claim = self.store.update_status(dict(claim, status=status), copy=False)
         if not status.get("allocation") and not keep:
             if DELETE_PROTECTION_FINALIZER in (claim["metadata"].get("finalizers") or ()):
                 updated = clone(claim)

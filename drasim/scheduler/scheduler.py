@@ -85,7 +85,7 @@ def pod_spec_signature(pod: dict) -> str:
                and k not in ("containers", "initContainers")}
     for key in ("initContainers", "containers"):
         reduced[key] = [{k: c.get(k) for k in _CONTAINER_RELEVANT if k in c} for c in spec.get(key) or ()]
-    return json.dumps(reduced, sort_keys=True, separators=(",", ":"))
+    return repr(reduced)   # equal specs written alike give equal text; anything else only misses the cache
 
 
 class FilterCache:

@@ -37,7 +37,7 @@ REASON_NOT_AVAILABLE = "resourceclaim not available on the node"
 
 
 def _spec_key(value) -> str:
-    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+    return repr(value)   # equal specs written alike give equal text; anything else only misses the cache
 
 
 def _in_memory_claim(pod: dict, requests: list[dict]) -> dict:
@@ -280,7 +280,7 @@ class DynamicResources:
         return None, None
 
     # -- Filter ---------------------------------------------------------------------
-    def filter(self, state: CycleState, pod: dict, node: NodeInfo) -> Status | None:
+    def filter(self, state: CycleState, pod: dict, node: NodeInfo, need_results: bool = False) -> Status | None:
         s: _PodClaims = get_state(state, _STATE_KEY)
         labels_node = node.node
         for claim in s.allocated:
@@ -303,6 +303,12 @@ class DynamicResources:
             s.node_results[node.name] = []
             return None
         try:
+            if not need_results:
+                # Most pods only need to know whether they fit; the devices are picked in
+                # Reserve for the one node chosen (same search, same answer).
+                fits = self.allocator.fits(labels_node, claims, self._effective_allocated())
+                if fits is not None:
+                    return None if fits else unresolvable(REASON_CANNOT_ALLOCATE)
             results = self.allocator.allocate(labels_node, claims, self._effective_allocated())
         except NodeAllocationFailure as e:
             return unresolvable(str(e))
@@ -377,7 +383,7 @@ class DynamicResources:
                     s.node_extended[node_name] = extended
             status = None
             if node is not None and node_name not in s.node_results:
-                status = self.filter(state, pod, node)
+                status = self.filter(state, pod, node, need_results=True)
             results = s.node_results.get(node_name)
             if status is not None or results is None:
                 return error_status(f"internal error: no allocation for node {node_name}: "
@@ -426,10 +432,13 @@ class DynamicResources:
         md = claim["metadata"]
         current = self.store.get("ResourceClaim", md["namespace"], md["name"])
         if allocation is not None and DELETE_PROTECTION_FINALIZER not in (current["metadata"].get("finalizers") or ()):
-            updated = clone(current)
-            updated["metadata"].setdefault("finalizers", []).append(DELETE_PROTECTION_FINALIZER)
-            current = self.store.update(updated, copy=False)
-        status = clone(current.get("status") or {})
+            md_new = dict(current["metadata"])
+            md_new["finalizers"] = list(md_new.get("finalizers") or ()) + [DELETE_PROTECTION_FINALIZER]
+            current = self.store.update(dict(current, metadata=md_new), copy=False)
+        # Shallow copies: stored objects are never mutated, only replaced.
+        status = dict(current.get("status") or {})
+        if "reservedFor" in status:
+            status["reservedFor"] = list(status["reservedFor"])
         if allocation is not None:
             status["allocation"] = dict(allocation, allocationTimestamp=now)
             self._in_flight[md["uid"]] = status["allocation"]

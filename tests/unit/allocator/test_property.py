@@ -118,3 +118,39 @@ def test_random_inputs(slice_list, claim_list):
     assert len(ids) == len(set(ids)), ids
     again, _ = run(slice_list, claim_list)
     assert again == outcomes
+
+
+@st.composite
+def simple_claims(draw):
+    """Claims that mostly take the quick path: plain exactly requests, sometimes a selector."""
+    sels = draw(st.lists(st.sampled_from(SELECTORS), max_size=1))
+    cls = draw(st.sampled_from([CLASS_A, CLASS_A, CLASS_B]))
+    return [claim(f"c{ci}", *[request(f"r{ri}", cls, draw(st.integers(1, 3)), *sels)
+                              for ri in range(draw(st.integers(1, 2)))])
+            for ci in range(draw(st.integers(1, 2)))]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(slices(), st.one_of(simple_claims(), claims()), st.integers(0, 3))
+def test_fits_agrees_with_allocate(slice_list, claim_list, taken):
+    """Allocator.fits, when it decides, says exactly whether allocate finds a solution, with the same errors."""
+    a = new_allocator(slice_list, [klass(CLASS_A, DRIVER_A), klass(CLASS_B, DRIVER_B)])
+    state = AllocatedState()
+    for _ in range(taken):   # some devices already in use
+        try:
+            got = a.allocate(node(NODE_1), [claim("pre", request("r", CLASS_A, 1))], state)
+        except AllocationError:
+            break
+        for allocation in got or ():
+            state.add(allocation)
+    for n in (NODE_1, NODE_2):
+        try:
+            quick = a.fits(node(n), claim_list, state)
+        except AllocationError as exc:
+            quick = ("error", str(exc))
+        try:
+            full = a.allocate(node(n), claim_list, state) is not None
+        except AllocationError as exc:
+            full = ("error", str(exc))
+        if quick is not None:
+            assert quick == full

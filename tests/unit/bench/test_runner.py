@@ -152,3 +152,44 @@ def test_shared_fast_workload():
     [r] = run_config(load_config(SHARED), Selection(("SchedulingWithResourceClaimTemplate/fast",)))
     assert (r["status"], r["error"]) == ("ok", None)
     assert r["metrics"]["PodsScheduled"] == 10 and r["metrics"]["PodsUnschedulable"] == 0
+
+
+def test_steady_state_barrier_and_sleep(tiny_config):
+    """Steady state replaces each bound pod (pods scheduled exceed count); skipWaitToCompletion
+    with a later barrier and a virtual-time sleep also run."""
+    text = tiny_config.read_text().replace("""  - opcode: createPods
+    namespace: test
+    countParam: $pods
+    podTemplatePath: templates/pod.yaml
+    collectMetrics: true""", """  - opcode: createPods
+    namespace: warm
+    count: 1
+    podTemplatePath: templates/pod.yaml
+    skipWaitToCompletion: true
+  - opcode: barrier
+  - opcode: sleep
+    duration: 5s
+  - opcode: createAny
+    templatePath: templates/claimtemplate.yaml
+    namespace: warm2
+  - opcode: createPods
+    namespace: test
+    countParam: $pods
+    steadyState: true
+    duration: 300ms
+    podTemplatePath: templates/pod.yaml
+    collectMetrics: true""").replace("""  - opcode: createAny
+    templatePath: templates/claimtemplate.yaml
+    namespace: test
+""", """  - opcode: createAny
+    templatePath: templates/claimtemplate.yaml
+    namespace: test
+  - opcode: createAny
+    templatePath: templates/claimtemplate.yaml
+    namespace: warm
+""")
+    tiny_config.write_text(text)
+    [r] = run_config(load_config(tiny_config), Selection(("Tiny/small",)))
+    assert (r["status"], r["error"]) == ("ok", None)
+    assert r["metrics"]["PodsScheduled"] > 6
+    assert r["metrics"]["SchedulingDuration"] >= 0.3
