@@ -16,7 +16,7 @@ from drasim.allocator.capacity import request_fits
 from drasim.allocator.features import Features
 from drasim.allocator.model import DeviceRec, SliceRec
 from drasim.allocator.pools import Pool, gather_pools
-from drasim.allocator.quickfit import quick_fit
+from drasim.allocator.quickfit import decide, simple_needs, usable_count
 from drasim.allocator.requests import ClassRec, PreparedClaim, ReqData, missing_classes, prepare_claim
 from drasim.allocator.result import build_allocation
 from drasim.allocator.search import RESULTS_MAX, Search, Selection
@@ -62,7 +62,9 @@ class Allocator:
         self._classes: dict[str, ClassRec] = {}
         self._views: dict[str, _NodeView] = {}
         self._pool_nodes: dict[tuple[str, str], set[str]] = {}
-        self._prepared: dict[int, PreparedClaim] = {}
+        self._prepared: dict[tuple, PreparedClaim] = {}
+        self._prepared_by_id: dict[int, tuple[dict, PreparedClaim]] = {}
+        self._usable: dict[tuple, tuple] = {}   # (view serial, selection) -> (allocation token, usable count)
 
     # --- inputs -----------------------------------------------------------------------------
 
@@ -108,10 +110,14 @@ class Allocator:
         rec = ClassRec(device_class)
         self._classes[rec.name] = rec
         self._prepared.clear()
+        self._prepared_by_id.clear()
+        self._usable.clear()
 
     def remove_class(self, name: str) -> None:
         self._classes.pop(name, None)
         self._prepared.clear()
+        self._prepared_by_id.clear()
+        self._usable.clear()
 
     def missing_classes(self, claims: Iterable[dict]) -> list[tuple[str, str]]:
         """(request or request/subrequest, class name) for each request whose class does not exist.
@@ -149,15 +155,28 @@ class Allocator:
     def fits(self, node: dict, claims: Sequence[dict], allocated: AllocatedState) -> bool | None:
         """Whether the claims fit on the node, decided without a search when their shape allows.
 
-        None means "run allocate()". Raises the same errors allocate() would for the devices
-        it looks at. See quickfit.py.
+        None means "run allocate()". See quickfit.py.
         """
         view = self._view(node)
         if view.error is not None or view.has_invalid:
             return None
         prepared = [self._prepare(c) for c in claims]
-        return quick_fit(view.candidates, prepared, Selection(node, self.features), allocated,
-                         self.features.consumable_capacity)
+        simple = simple_needs(prepared)
+        if simple is None:
+            return None
+        rd, needs = simple
+        key = (view.serial, rd.sel_key)
+        token = (allocated.serial, tuple(allocated.pool_versions.get(p, 0) for p in view.pool_names))
+        hit = self._usable.get(key)
+        if hit is not None and hit[0] == token:
+            count = hit[1]
+        else:
+            count = usable_count(view.candidates, rd, prepared[0].label, Selection(node, self.features),
+                                 allocated, self.features.consumable_capacity)
+            if len(self._usable) >= 65536:
+                self._usable.clear()
+            self._usable[key] = (token, count)
+        return None if count is None else decide(needs, count)
 
     def node_view_token(self, node: dict) -> tuple[int, tuple[str, ...]]:
         """(serial of the node's current pool view, names of the pools in it).
@@ -189,13 +208,23 @@ class Allocator:
         return view
 
     def _prepare(self, claim: dict) -> PreparedClaim:
-        prepared = self._prepared.get(id(claim))
-        if prepared is not None and prepared.claim is claim:
-            return prepared
-        prepared = prepare_claim(claim, self._classes, self.features)
-        if len(self._prepared) >= 4096:
-            self._prepared.clear()
-        self._prepared[id(claim)] = prepared  # the entry keeps the claim alive, so its id is not reused
+        """Prepared once per claim content: claims from one template (or one pod's extended
+        resources, rebuilt per node) share it. The label (namespace/name) is part of the key
+        because error messages name the claim."""
+        by_id = self._prepared_by_id.get(id(claim))
+        if by_id is not None and by_id[0] is claim:
+            return by_id[1]
+        meta = claim.get("metadata") or {}
+        key = (meta.get("namespace"), meta.get("name"), repr(claim.get("spec")))
+        prepared = self._prepared.get(key)
+        if prepared is None:
+            prepared = prepare_claim(claim, self._classes, self.features)
+            if len(self._prepared) >= 4096:
+                self._prepared.clear()
+            self._prepared[key] = prepared
+        if len(self._prepared_by_id) >= 1024:
+            self._prepared_by_id.clear()
+        self._prepared_by_id[id(claim)] = (claim, prepared)   # keeps the claim alive: its id is not reused
         return prepared
 
     def _node_requests(self, pc: PreparedClaim, view: _NodeView, selection: Selection,

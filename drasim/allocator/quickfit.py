@@ -5,12 +5,14 @@ request of the pod's claims is a plain `exactly` request (ExactCount, no
 subrequests, admin access, tolerations, capacity requests or constraints) and
 all of them use the same class and selectors, a solution exists on a node iff
 the node has that many usable devices: any such devices will do, and the search
-would find them. The scan below visits devices in the search's order and stops
-where the search would, so CEL is evaluated on exactly the devices the search
-would evaluate (allocator.md §10.4: errors only surface where the search looks).
+would find them. The count of usable devices is kept per (node, selection) until the node's
+pools or their allocations change, so many pod shapes sharing a device class
+selection (e.g. 25 classes with the same selector) share one scan per change.
 
-Anything else — partitionable or shareable devices, taints, binding conditions,
-invalid pools, per-device node selection — answers None: use the full search.
+A CEL error on any device, and devices of kinds the shortcut does not model —
+partitionable or shareable devices, taints, binding conditions, per-device node
+selection — or invalid pools answer None: the full search decides, and raises
+an error exactly when it reaches the failing device (allocator.md §10.4).
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from collections.abc import Sequence
 from drasim.allocator.requests import PreparedClaim
 from drasim.allocator.search import RESULTS_MAX, Selection
 from drasim.allocator.state import AllocatedState
+from drasim.errors import AllocationError
 
 
 def simple_needs(prepared: Sequence[PreparedClaim]):
@@ -46,33 +49,32 @@ def simple_needs(prepared: Sequence[PreparedClaim]):
     return shared, needs
 
 
-def quick_fit(candidates, prepared: Sequence[PreparedClaim], selection: Selection, state: AllocatedState,
-              consumable_capacity: bool) -> bool | None:
-    """True/False when decided by counting usable devices, None when the full search must decide."""
-    simple = simple_needs(prepared)
-    if simple is None:
-        return None
-    rd, needs = simple
-    ci = 0
-    while ci < len(needs) and needs[ci] == 0:
-        ci += 1
-    remaining = needs[ci]
+def usable_count(candidates, rd, label: str, selection: Selection, state: AllocatedState,
+                 consumable_capacity: bool) -> int | None:
+    """How many devices of the node could serve `rd` now; None when the full search must decide
+    (a device of a kind this shortcut does not model, or a CEL error anywhere: the search may or
+    may not reach it, so only the search can tell)."""
+    count = 0
     is_exclusive = state.is_exclusive
     for dev, slice_, _pool in candidates:
         if is_exclusive(dev.id):
             continue
         if dev.allow_multi or dev.consumes or dev.taints or dev.binding_conditions or slice_.per_device:
             return None
-        if not selection.is_selectable(rd, dev, slice_, prepared[ci].label):
+        cached = dev.sel_cache.get(rd.sel_key)
+        if cached is None:
+            try:
+                cached = selection.is_selectable(rd, dev, slice_, label)
+            except AllocationError:
+                return None
+        if not cached:
             continue
         if consumable_capacity and dev.capacity and not dev.cap_fits_empty:
             continue
-        remaining -= 1
-        if remaining == 0:
-            ci += 1
-            while ci < len(needs) and needs[ci] == 0:
-                ci += 1
-            if ci == len(needs):
-                return True
-            remaining = needs[ci]
-    return False
+        count += 1
+    return count
+
+
+def decide(needs: list[int], count: int) -> bool:
+    """One selection for every request: they fit iff the usable devices cover them all."""
+    return sum(needs) <= count

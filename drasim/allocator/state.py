@@ -20,7 +20,8 @@ _tokens = itertools.count(1)
 class AllocatedState:
     """Exclusively allocated devices, shares of shareable devices and their aggregated consumed capacity."""
 
-    __slots__ = ("consumable_capacity", "_exclusive", "_shares", "_capacity", "_capacity_refs", "token")
+    __slots__ = ("consumable_capacity", "_exclusive", "_shares", "_capacity", "_capacity_refs", "token",
+                 "serial", "pool_versions")
 
     def __init__(self, consumable_capacity: bool = True) -> None:
         # With DRAConsumableCapacity off, results with a shareID count as exclusive (as in Kubernetes).
@@ -30,6 +31,9 @@ class AllocatedState:
         self._capacity: dict[str, dict[str, Fraction]] = {}
         self._capacity_refs: dict[str, int] = {}
         self.token = next(_tokens)  # changes on every mutation; keys caches derived from this state
+        self.serial = next(_tokens)  # identifies this state object for caches
+        # pool name -> mutation count of allocations in that pool (keys per-node caches)
+        self.pool_versions: dict[str, int] = {}
 
     @classmethod
     def from_claims(cls, claims: Iterable[dict], consumable_capacity: bool = True) -> AllocatedState:
@@ -55,11 +59,15 @@ class AllocatedState:
         other._shares = dict(self._shares)
         other._capacity = {k: dict(v) for k, v in self._capacity.items()}
         other._capacity_refs = dict(self._capacity_refs)
+        other.pool_versions = dict(self.pool_versions)
         return other
 
     def _apply(self, allocation: dict, sign: int) -> None:
         self.token = next(_tokens)
+        versions = self.pool_versions
         for result in (allocation.get("devices") or {}).get("results") or ():
+            pool = result.get("pool", "")
+            versions[pool] = versions.get(pool, 0) + 1
             if result.get("adminAccess"):
                 continue  # admin access never blocks anyone (§9.1)
             device_id = f"{result.get('driver', '')}/{result.get('pool', '')}/{result.get('device', '')}"

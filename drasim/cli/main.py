@@ -29,6 +29,8 @@ def _parser() -> argparse.ArgumentParser:
                      help="the cluster: manifest files or folders, applied as phases")
     dry.add_argument("-o", "--output", choices=("table", "json"), default="table")
     dry.add_argument("--seed", type=int, default=0)
+    from drasim.cli import bench
+    bench.add_parser(sub)
     return ap
 
 
@@ -71,6 +73,9 @@ def main(argv: list[str] | None = None) -> int:
             return simulate(args)
         if args.command == "taint-dryrun":
             return taint_dryrun(args)
+        if args.command == "bench":
+            from drasim.cli import bench
+            return bench.run(args)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

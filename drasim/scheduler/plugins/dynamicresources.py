@@ -59,6 +59,7 @@ class _PodClaims:
     node_results: dict[str, list[dict]] = field(default_factory=dict)   # node -> allocations (to_allocate order [+ ext])
     node_extended: dict[str, tuple[list[dict], list[dict]]] = field(default_factory=dict)  # node -> (requests, mappings)
     unavailable: set[str] = field(default_factory=set)  # allocated claims that fit no node
+    extended_claims: dict[tuple, tuple] = field(default_factory=dict)  # routed names -> (requests, mappings, claim)
 
 
 def claim_name_for(pod: dict, entry: dict) -> tuple[str | None, bool, str | None]:
@@ -294,9 +295,14 @@ class DynamicResources:
             if routing.unresolved:
                 return unresolvable(ext.REASON_CANNOT_FIT_RESOURCE)
             if routing.dra:
-                requests, mappings = ext.build_requests_and_mappings(pod, routing.dra, self.er_cache)
-                s.node_extended[node.name] = (requests, mappings)
-                claims = claims + [_in_memory_claim(pod, requests)]
+                # Nodes routing the same names get the same claim: build it once per cycle.
+                key = tuple(routing.dra.items())
+                built = s.extended_claims.get(key)
+                if built is None:
+                    requests, mappings = ext.build_requests_and_mappings(pod, routing.dra, self.er_cache)
+                    built = s.extended_claims[key] = (requests, mappings, _in_memory_claim(pod, requests))
+                s.node_extended[node.name] = built[:2]
+                claims = claims + [built[2]]
             else:
                 s.node_extended.pop(node.name, None)
         if not claims:
@@ -470,7 +476,7 @@ class DynamicResources:
         status = {"allocation": stored_alloc,
                   "reservedFor": [{"resource": "pods", "name": pod["metadata"]["name"],
                                    "uid": pod["metadata"]["uid"]}]}
-        self.store.update_status(dict(created, status=status))
+        self.store.update_status(dict(created, status=status), copy=False)
         current = self.store.get("Pod", pod["metadata"]["namespace"], pod["metadata"]["name"])
         pod_status = clone(current.get("status") or {})
         pod_status["extendedResourceClaimStatus"] = {"resourceClaimName": created["metadata"]["name"],
