@@ -14,7 +14,7 @@ from typing import Callable, Iterable
 from drasim.allocator import Allocator, Features
 from drasim.api import kinds
 from drasim.api.defaults import apply_defaults
-from drasim.api.extendedresource import ExtendedResourceCache
+from drasim.api.extendedresource import ExtendedResourceCache, is_dra_extended_resource_name
 from drasim.api.loader import Document
 from drasim.api.schema import unknown_fields
 from drasim.controllers.devicetainteviction import DeviceTaintEvictionController
@@ -63,6 +63,11 @@ class ControlPlane:
         self.scheduler = Scheduler(self.store, self._default_profile_plugins(), seed=options.seed,
                                    event_interest=self._event_interest, metrics=self.metrics,
                                    filter_cache=options.filter_cache)
+        self._aliases: dict[str, str | None] = {}
+        self._alias_epoch = -1
+        self.scheduler.resource_alias = self.resource_alias
+        self.dra.resource_alias = self.resource_alias
+        self.dra.class_alias = self.class_alias
         self.claim_controller = ResourceClaimController(self.store, self.metrics)
         self.eviction_controller = DeviceTaintEvictionController(self.store, self.clock)
         self.quota_controller = QuotaController(self.store, self.er_cache)
@@ -86,6 +91,38 @@ class ControlPlane:
             elif entry.simulated and entry.name in REGISTRY:
                 plugins.append(REGISTRY[entry.name](self, None))
         return plugins
+
+    def class_alias(self, class_name: str | None) -> str | None:
+        """What of a DeviceClass allocation depends on: its selectors and config."""
+        dc = self.store.get("DeviceClass", None, class_name) if class_name else None
+        if dc is None:
+            return None
+        spec = dc.get("spec") or {}
+        return "class:" + repr((spec.get("selectors"), spec.get("config")))
+
+    def resource_alias(self, name: str) -> str | None:
+        """A token for a DRA-extended resource name that every plugin treats like any other
+        name with the same token, or None.
+
+        That holds when no node advertises the name (NodeResourcesFit delegates it to DRA
+        everywhere) and it maps to a class: DynamicResources then allocates it through that
+        class, and only the class's selectors and config matter. Pods asking for different
+        such names share Filter verdicts (scheduler/filtercache.py). Cached per epoch: class
+        and node changes that could alter the answer start a new one.
+        """
+        epoch = self.scheduler.cache.epoch
+        if epoch != self._alias_epoch:
+            self._aliases.clear()
+            self._alias_epoch = epoch
+        if name in self._aliases:
+            return self._aliases[name]
+        token = None
+        if is_dra_extended_resource_name(name) and not self.scheduler.cache.advertises(name):
+            class_token = self.class_alias(self.er_cache.class_for(name))
+            if class_token is not None:
+                token = "dra:" + class_token
+        self._aliases[name] = token
+        return token
 
     # -- informer glue ------------------------------------------------------------
     def _feed_er_cache(self, ev: WatchEvent) -> None:

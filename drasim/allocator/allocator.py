@@ -157,21 +157,29 @@ class Allocator:
 
         None means "run allocate()". See quickfit.py.
         """
+        return self.fits_plan(node, self.plan(claims), allocated)
+
+    def plan(self, claims: Sequence[dict]):
+        """The node-independent part of fits(): reuse it for every node of a scheduling cycle."""
+        prepared = [self._prepare(c) for c in claims]
+        simple = simple_needs(prepared)
+        return None if simple is None else (simple[0], simple[1], prepared[0].label)
+
+    def fits_plan(self, node: dict, plan, allocated: AllocatedState) -> bool | None:
+        if plan is None:
+            return None
         view = self._view(node)
         if view.error is not None or view.has_invalid:
             return None
-        prepared = [self._prepare(c) for c in claims]
-        simple = simple_needs(prepared)
-        if simple is None:
-            return None
-        rd, needs = simple
+        rd, needs, label = plan
         key = (view.serial, rd.sel_key)
-        token = (allocated.serial, tuple(allocated.pool_versions.get(p, 0) for p in view.pool_names))
+        versions = allocated.pool_versions
+        token = (allocated.serial, tuple([versions.get(p, 0) for p in view.pool_names]))
         hit = self._usable.get(key)
         if hit is not None and hit[0] == token:
             count = hit[1]
         else:
-            count = usable_count(view.candidates, rd, prepared[0].label, Selection(node, self.features),
+            count = usable_count(view.candidates, rd, label, Selection(node, self.features),
                                  allocated, self.features.consumable_capacity)
             if len(self._usable) >= 65536:
                 self._usable.clear()

@@ -6,6 +6,7 @@ is the order kube-scheduler's snapshot walks them in.
 """
 from __future__ import annotations
 
+from drasim.api.extendedresource import is_dra_extended_resource_name
 from drasim.scheduler.framework import NodeInfo
 
 ZONE_LABEL = "topology.kubernetes.io/zone"
@@ -17,6 +18,16 @@ def _zone_key(node: dict) -> str:
     return f"{labels.get(REGION_LABEL, '')}:\x00:{labels.get(ZONE_LABEL, '')}"
 
 
+def _advertised(node: dict) -> frozenset:
+    """DRA-extended resource names the node's allocatable lists with a non-zero amount."""
+    allocatable = (node.get("status") or {}).get("allocatable") or {}
+    out = []
+    for name, value in allocatable.items():
+        if is_dra_extended_resource_name(name) and str(value) not in ("0", "0.0"):
+            out.append(name)
+    return frozenset(out)
+
+
 class SchedulerCache:
     def __init__(self) -> None:
         self._nodes: dict[str, NodeInfo] = {}
@@ -24,13 +35,52 @@ class SchedulerCache:
         self._pod_node: dict[str, str] = {}      # pod uid -> node name (bound or assumed)
         self._orphans: dict[str, dict] = {}      # pods bound to a node not (yet) known
         self._ordered: list[NodeInfo] | None = None
-        self.epoch = 0   # bumped when something every node's verdicts depend on changed
+        # Change tracking for the scheduler's FilterCache: every generation bump is logged;
+        # the epoch changes when every node's verdicts are stale or node positions moved.
+        self.epoch = 0
+        self._changes: list[NodeInfo] = []
+        self._change_base = 0
+        self._advertised: dict[str, int] = {}   # DRA-extended name -> nodes advertising it (> 0)
+
+    @property
+    def change_count(self) -> int:
+        return self._change_base + len(self._changes)
+
+    def changes_since(self, cursor: int) -> list[NodeInfo]:
+        return self._changes[cursor - self._change_base:]
+
+    def _changed(self, info: NodeInfo) -> None:
+        info.generation += 1
+        self._changes.append(info)
+        if len(self._changes) > 1_000_000:     # keep the log bounded: start afresh
+            self._change_base += len(self._changes)
+            self._changes = []
+            self.epoch += 1
+
+    def advertises(self, resource: str) -> bool:
+        """Whether any node lists this extended resource in its allocatable (non-zero)."""
+        return resource in self._advertised
+
+    def _advertise(self, old: frozenset, new: frozenset) -> None:
+        if old == new:
+            return
+        before = set(self._advertised)
+        for name in old - new:
+            n = self._advertised[name] - 1
+            if n:
+                self._advertised[name] = n
+            else:
+                del self._advertised[name]
+        for name in new - old:
+            self._advertised[name] = self._advertised.get(name, 0) + 1
+        if set(self._advertised) != before:
+            self.epoch += 1   # signatures that alias unadvertised names are no longer equivalent
 
     def touch(self, name: str) -> None:
         """Something a Filter verdict on this node depends on changed (e.g. its devices' allocations)."""
         info = self._nodes.get(name)
         if info is not None:
-            info.generation += 1
+            self._changed(info)
 
     def touch_all(self) -> None:
         self.epoch += 1
@@ -43,7 +93,9 @@ class SchedulerCache:
             info = NodeInfo(node)
             self._nodes[name] = info
             self._zones.setdefault(_zone_key(node), []).append(name)
-            self._ordered = None
+            self._reorder()
+            info.advertised = _advertised(node)
+            self._advertise(frozenset(), info.advertised)
             for uid, pod in list(self._orphans.items()):
                 if pod["spec"].get("nodeName") == name:
                     info.add_pod(pod)
@@ -52,16 +104,24 @@ class SchedulerCache:
             if _zone_key(info.node) != _zone_key(node):
                 self._zones[_zone_key(info.node)].remove(name)
                 self._zones.setdefault(_zone_key(node), []).append(name)
-                self._ordered = None
+                self._reorder()
             info.node = node
-            info.generation += 1
+            advertised = _advertised(node)
+            self._advertise(info.advertised, advertised)
+            info.advertised = advertised
+            self._changed(info)
         return info
 
     def remove_node(self, name: str) -> None:
         info = self._nodes.pop(name, None)
         if info is not None:
             self._zones[_zone_key(info.node)].remove(name)
-            self._ordered = None
+            self._advertise(info.advertised, frozenset())
+            self._reorder()
+
+    def _reorder(self) -> None:
+        self._ordered = None
+        self.epoch += 1   # node positions change: every signature index is rebuilt
 
     def node(self, name: str) -> NodeInfo | None:
         return self._nodes.get(name)
@@ -77,6 +137,8 @@ class SchedulerCache:
                     if i < len(z):
                         ordered.append(self._nodes[z[i]])
                 i += 1
+            for position, info in enumerate(ordered):
+                info.position = position
             self._ordered = ordered
         return self._ordered
 
@@ -101,13 +163,16 @@ class SchedulerCache:
             self._orphans[uid] = pod
         else:
             info.add_pod(pod)
+            self._changes.append(info)
 
     def remove_pod(self, pod: dict) -> None:
         uid = pod["metadata"]["uid"]
         node_name = self._pod_node.pop(uid, None)
         self._orphans.pop(uid, None)
         if node_name is not None and node_name in self._nodes:
-            self._nodes[node_name].remove_pod(pod)
+            info = self._nodes[node_name]
+            info.remove_pod(pod)
+            self._changes.append(info)
 
     def node_of(self, uid: str) -> str | None:
         return self._pod_node.get(uid)

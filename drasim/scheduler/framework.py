@@ -90,6 +90,8 @@ class NodeInfo:
     requested: Resources = field(default_factory=Resources)
     generation: int = 0
     name: str = ""     # the node's name (fixed for the life of the NodeInfo)
+    position: int = 0  # index in the scheduler's node order (SchedulerCache.nodes())
+    advertised: frozenset = frozenset()   # DRA-extended names its allocatable lists
 
     def __post_init__(self) -> None:
         self.name = self.node["metadata"]["name"]
@@ -204,22 +206,19 @@ def fit_error_message(num_nodes: int, d: Diagnosis) -> str:
     return msg
 
 
-# The scheduler's cached Filter verdicts for this cycle's pod signature (see scheduler.FilterCache):
-# NodeInfo -> [generation, status, scores, extras]. Plugins read their own extras with verdict_extra.
+# The SignatureIndex of this cycle's pod (see scheduler/filtercache.py), or None.
+# Plugins read what they stashed with a verdict through verdict_extra.
 VERDICTS_KEY = "drasim/verdicts"
 
 
 def verdict_extra(state: CycleState, node: NodeInfo, plugin: str) -> Any:
     """What `plugin` stashed with its positive verdict on a node found feasible in this cycle.
 
-    Only for feasible nodes of the current cycle (the scheduler validated their entries
-    while filtering; the node's generation has moved on since, when the pod was assumed).
+    Valid for the feasible nodes of the current cycle only (the scheduler evaluated
+    or validated them while filtering; the node has changed since, when the pod was assumed).
     """
-    verdicts = state.get(VERDICTS_KEY)
-    entry = verdicts.get(node) if verdicts is not None else None
-    if entry is None or entry[1] is not None or entry[3] is None:
-        return None
-    return entry[3].get(plugin)
+    index = state.get(VERDICTS_KEY)
+    return index.extra(node.position, plugin) if index is not None else None
 
 
 def get_state(state: CycleState, key: str) -> Any:

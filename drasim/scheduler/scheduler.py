@@ -9,15 +9,14 @@ simulation is single-threaded, which is also what makes it deterministic.
 """
 from __future__ import annotations
 
-import json
 import random
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
 from drasim.controllers.events import NORMAL, WARNING, record_event
 from drasim.errors import AllocationError, InternalError
 from drasim.scheduler.cache import SchedulerCache
+from drasim.scheduler.filtercache import FilterCache, pod_spec_signature
 from drasim.scheduler.framework import (Code, CycleState, Diagnosis, FilterPlugin, NodeInfo, PostFilterPlugin,
                                         PreBindPlugin, PreEnqueuePlugin, PreFilterPlugin, ReservePlugin,
                                         ScorePlugin, Status, VERDICTS_KEY, fit_error_message)
@@ -68,64 +67,6 @@ class Profile:
         self.pre_bind = having(PreBindPlugin)
 
 
-_VERDICTS_KEY = VERDICTS_KEY
-_SPEC_IRRELEVANT = ("resourceClaims", "schedulerName", "terminationGracePeriodSeconds", "dnsPolicy",
-                    "enableServiceLinks", "serviceAccountName", "hostname", "subdomain")
-_CONTAINER_RELEVANT = ("resources", "ports", "restartPolicy")
-
-
-def pod_spec_signature(pod: dict) -> str:
-    """The pod spec without what no simulated Filter/Score plugin reads (names, images, commands...).
-
-    Conservative: every field not known to be irrelevant is part of the signature.
-    Claims are left to DynamicResources' own signature.
-    """
-    spec = pod.get("spec") or {}
-    reduced = {k: v for k, v in spec.items() if k not in _SPEC_IRRELEVANT
-               and k not in ("containers", "initContainers")}
-    for key in ("initContainers", "containers"):
-        reduced[key] = [{k: c.get(k) for k in _CONTAINER_RELEVANT if k in c} for c in spec.get(key) or ()]
-    return repr(reduced)   # equal specs written alike give equal text; anything else only misses the cache
-
-
-class FilterCache:
-    """Filter verdicts (and raw scores) per pod signature and node, valid while the node's token holds.
-
-    kube-scheduler re-runs every Filter plugin on every node for every pod. A
-    verdict is a pure function of what the pod asks for (its signature) and of
-    the node's state: NodeInfo.generation, which the cache bumps when pods are
-    placed or the node changes and which plugins with state beyond the node
-    bump through SchedulerCache.touch (DynamicResources: a slice of the node's
-    pools or an allocation in them changed); touch_all() starts a new epoch
-    (a DeviceClass, a shared pool). Pods with the same
-    signature — all replicas of a workload — reuse verdicts for unchanged
-    nodes, so each cycle pays a lookup per node instead of a Filter run. The
-    decisions are identical (tests compare runs with the cache on and off).
-    """
-
-    def __init__(self, enabled: bool = True, max_signatures: int = 256) -> None:
-        self.enabled = enabled
-        self.max_signatures = max_signatures
-        self._by_signature: OrderedDict = OrderedDict()
-        self._epoch = 0
-
-    def verdicts(self, signature, epoch: int) -> dict | None:
-        """NodeInfo -> [node generation, status, raw scores] for this signature (None: disabled)."""
-        if not self.enabled:
-            return None
-        if epoch != self._epoch:
-            self._by_signature.clear()
-            self._epoch = epoch
-        table = self._by_signature.get(signature)
-        if table is None:
-            table = self._by_signature[signature] = {}
-            if len(self._by_signature) > self.max_signatures:
-                self._by_signature.popitem(last=False)
-        else:
-            self._by_signature.move_to_end(signature)
-        return table
-
-
 class SchedulingFailure(Exception):
     """A cycle that ended without a node: carries the status to report."""
 
@@ -158,6 +99,7 @@ class Scheduler:
         self.filter_cache = FilterCache(enabled=filter_cache)
         self._signers = [p for p in self.profile.plugins if hasattr(p, "signature")]
         self._stashers = [p for p in self.profile.plugins if hasattr(p, "verdict_extra")]
+        self.resource_alias: Callable[[str], str | None] | None = None   # see ControlPlane.resource_alias
         store.subscribe(self._on_event)
 
     # -- informer handlers ------------------------------------------------------
@@ -244,29 +186,35 @@ class Scheduler:
         self._assume_and_bind(info, state, pod, node_name)
 
     def _schedule_pod(self, state: CycleState, pod: dict) -> str:
+        """k8s: schedulePod — PreFilter, Filter up to numFeasibleNodesToFind, Score, selectHost."""
         nodes = self.cache.nodes()
         if not nodes:
             raise SchedulingFailure(Status(Code.UNSCHEDULABLE, ("no nodes available to schedule pods",)),
                                     "no nodes available to schedule pods", set())
         diagnosis = Diagnosis()
-        feasible = self._find_nodes_that_fit(state, pod, nodes, diagnosis)
+        allowed, skip = self._pre_filter(state, pod, nodes, diagnosis)
+        filters = [p for p in self.profile.filter if p.name not in skip]
+        index = None
+        if allowed is None:
+            index = self.filter_cache.index(self._signature(state, pod, skip), self.cache, len(nodes))
+        state[VERDICTS_KEY] = index
+        if index is not None:
+            return self._schedule_indexed(state, pod, nodes, filters, index, diagnosis)
+        feasible = self._find_nodes_that_fit(state, pod, nodes, allowed, filters, diagnosis)
         if not feasible:
-            message = fit_error_message(len(nodes), diagnosis)
-            plugins = set(diagnosis.unschedulable_plugins)
-            status = Status(Code.UNSCHEDULABLE, (message,))
-            post = self._run_post_filter(state, pod, diagnosis)
-            if post:
-                diagnosis.post_filter_msg = post
-                message = fit_error_message(len(nodes), diagnosis)
-            raise SchedulingFailure(status, message, plugins)
+            self._fail(state, pod, nodes, diagnosis)
         if len(feasible) == 1:
-            return feasible[0].name
-        scores = self._prioritize(state, pod, feasible)
-        return self._select_host(feasible, scores)
+            return feasible[0].name   # k8s: with one feasible node, scoring is skipped
+        plain, normalized = self._pre_score(state, pod, feasible)
+        rows = [self._node_scores(plain, normalized, state, pod, n) for n in feasible]
+        totals = self._totals(state, pod, normalized, [r[0] for r in rows], [r[1] for r in rows])
+        return self._select_host(feasible, totals)
 
-    def _find_nodes_that_fit(self, state: CycleState, pod: dict, nodes: list[NodeInfo],
-                             diagnosis: Diagnosis) -> list[NodeInfo]:
+    def _pre_filter(self, state: CycleState, pod: dict, nodes: list[NodeInfo],
+                    diagnosis: Diagnosis) -> tuple[set[str] | None, set[str]]:
+        """Run PreFilter plugins: (node names they restrict the cycle to, plugins that skip Filter)."""
         allowed: set[str] | None = None
+        skip: set[str] = set()
         for plugin in self.profile.pre_filter:
             result, status = plugin.pre_filter(state, pod, nodes)
             if status is not None and not status.is_skip:
@@ -280,9 +228,25 @@ class Scheduler:
                 raise SchedulingFailure(status.with_plugin(plugin.name),
                                         fit_error_message(len(nodes), diagnosis), {plugin.name})
             if status is not None and status.is_skip:
-                state.setdefault("_skip_filter", set()).add(plugin.name)
+                skip.add(plugin.name)
             if result is not None and result.node_names is not None:
                 allowed = result.node_names if allowed is None else allowed & result.node_names
+        return allowed, skip
+
+    def _fail(self, state: CycleState, pod: dict, nodes: list[NodeInfo], diagnosis: Diagnosis) -> None:
+        """No node fits: PostFilter, then the FitError message."""
+        message = fit_error_message(len(nodes), diagnosis)
+        plugins = set(diagnosis.unschedulable_plugins)
+        status = Status(Code.UNSCHEDULABLE, (message,))
+        post = self._run_post_filter(state, pod, diagnosis)
+        if post:
+            diagnosis.post_filter_msg = post
+            message = fit_error_message(len(nodes), diagnosis)
+        raise SchedulingFailure(status, message, plugins)
+
+    def _find_nodes_that_fit(self, state: CycleState, pod: dict, nodes: list[NodeInfo], allowed: set[str] | None,
+                             filters: list, diagnosis: Diagnosis) -> list[NodeInfo]:
+        """k8s: findNodesThatPassFilters — from nextStartNodeIndex until enough feasible nodes."""
         if allowed is not None:
             candidates = [n for n in nodes if n.name in allowed]
             diagnosis.absent_status = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
@@ -291,50 +255,66 @@ class Scheduler:
         else:
             candidates = nodes
             start = self.next_start_node_index % len(nodes)
-        skip = state.get("_skip_filter", set())
-        filters = [p for p in self.profile.filter if p.name not in skip]
         want = num_feasible_nodes_to_find(len(candidates), self.percentage)
         feasible: list[NodeInfo] = []
         rejected: list[tuple[NodeInfo, Status]] = []
-        n = len(candidates)
-        verdicts = self.filter_cache.verdicts(self._signature(state, pod, skip), self.cache.epoch)
-        state[_VERDICTS_KEY] = verdicts
         order = candidates[start:] + candidates[:start] if start else candidates
-        if verdicts is None:
-            for node in order:
-                status = self._run_filters(filters, state, pod, node)
-                if status is None:
-                    feasible.append(node)
-                    if len(feasible) >= want:
-                        break
-                else:
-                    rejected.append((node, status))
-        else:
-            # NOTE: the hot loop of the whole simulator; kept flat on purpose.
-            get = verdicts.get
-            for node in order:
-                entry = get(node)
-                if entry is not None and entry[0] == node.generation:
-                    status = entry[1]
-                else:
-                    status = self._run_filters(filters, state, pod, node)
-                    extras = None
-                    if status is None and self._stashers:
-                        extras = {p.name: p.verdict_extra(state, node) for p in self._stashers}
-                    verdicts[node] = [node.generation, status, None, extras]
-                if status is None:
-                    feasible.append(node)
-                    if len(feasible) >= want:
-                        break
-                else:
-                    rejected.append((node, status))
+        for node in order:
+            status = self._run_filters(filters, state, pod, node)
+            if status is None:
+                feasible.append(node)
+                if len(feasible) >= want:
+                    break
+            else:
+                rejected.append((node, status))
         if allowed is None:
-            self.next_start_node_index = (start + len(feasible) + len(rejected)) % n
+            self.next_start_node_index = (start + len(feasible) + len(rejected)) % len(candidates)
         if not feasible:
             for node, status in rejected:
                 diagnosis.node_to_status[node.name] = status
                 diagnosis.unschedulable_plugins.add(status.plugin)
         return feasible
+
+    def _schedule_indexed(self, state: CycleState, pod: dict, nodes: list[NodeInfo], filters: list,
+                          index, diagnosis: Diagnosis) -> str:
+        """The same cycle as above on a SignatureIndex: only changed nodes are evaluated again."""
+        n = len(nodes)
+        start = self.next_start_node_index % n
+        want = num_feasible_nodes_to_find(n, self.percentage)
+        plain, normalized = self._pre_score(state, pod, nodes)
+        stashers = self._stashers
+        run_filters = self._run_filters
+
+        def resolve(pos: int) -> None:
+            node = nodes[pos]
+            status = run_filters(filters, state, pod, node)
+            if status is not None:
+                index.record(pos, status, 0, None, None)
+                return
+            extras = {p.name: p.verdict_extra(state, node) for p in stashers} if stashers else None
+            plain_sum, raw = self._node_scores(plain, normalized, state, pod, node)
+            index.record(pos, None, plain_sum, raw or None, extras)
+
+        span, found = index.resolve_window(start, want, resolve)
+        self.next_start_node_index = (start + span) % n
+        if found == 0:
+            for pos, node in enumerate(nodes):
+                status = index.status[pos]
+                diagnosis.node_to_status[node.name] = status
+                diagnosis.unschedulable_plugins.add(status.plugin)
+            self._fail(state, pod, nodes, diagnosis)
+        ranges = index.window_ranges(start, span)
+        if found == 1:
+            return nodes[index.feasible_positions(ranges)[0]].name
+        if index.normalized_constant(ranges):
+            # Only the plain scores differ: the best of them, ties drawn as _select_host does.
+            best, count = index.best_in(ranges)
+            k = 0 if count == 1 else self.rng.randrange(count)
+            return nodes[index.kth_best(ranges, best, k)].name
+        positions = index.feasible_positions(ranges)
+        totals = self._totals(state, pod, normalized, [index.plain[p] for p in positions],
+                              [index.normalized[p] for p in positions])
+        return self._select_host([nodes[p] for p in positions], totals)
 
     def _run_filters(self, filters: list, state: CycleState, pod: dict, node: NodeInfo) -> Status | None:
         for plugin in filters:
@@ -355,8 +335,8 @@ class Scheduler:
                 messages.append(status.message())
         return " ".join(messages)
 
-    def _prioritize(self, state: CycleState, pod: dict, nodes: list[NodeInfo]) -> list[int]:
-        """k8s: prioritizeNodes — weighted sum of each Score plugin's (normalized) scores."""
+    def _pre_score(self, state: CycleState, pod: dict, nodes: list[NodeInfo]) -> tuple[list, list]:
+        """PreScore; returns the active Score plugins split into (no normalization, normalization)."""
         active = []
         for plugin in self.profile.score:
             pre = getattr(plugin, "pre_score", None)
@@ -365,23 +345,15 @@ class Scheduler:
                 if status is not None and status.is_skip:
                     continue
             active.append(plugin)
-        plain = [p for p in active if getattr(p, "normalize", None) is None]
-        normalized = [p for p in active if getattr(p, "normalize", None) is not None]
-        verdicts = state.get(_VERDICTS_KEY)
-        if verdicts is None:
-            rows = [self._node_scores(plain, normalized, state, pod, n) for n in nodes]
-        else:
-            # Raw scores, like verdicts, depend only on the pod signature and the node's state.
-            key = tuple(p.name for p in active)
-            rows = []
-            for node in nodes:
-                entry = verdicts[node]   # every feasible node was just filtered or validated
-                if entry[2] is None or entry[2][0] != key:
-                    entry[2] = (key, self._node_scores(plain, normalized, state, pod, node))
-                rows.append(entry[2][1])
-        totals = [row[0] for row in rows]
+        return ([p for p in active if getattr(p, "normalize", None) is None],
+                [p for p in active if getattr(p, "normalize", None) is not None])
+
+    @staticmethod
+    def _totals(state: CycleState, pod: dict, normalized: list, plain_sums: list, raws: list) -> list:
+        """k8s: prioritizeNodes — plain weighted sums plus each normalized plugin, weighted."""
+        totals = list(plain_sums)
         for i, plugin in enumerate(normalized):
-            raw = [row[1][i] for row in rows]
+            raw = [row[i] for row in raws]
             if min(raw) == max(raw):
                 continue   # normalizes to one value for every node: no effect on the choice
             plugin.normalize(state, pod, raw)
@@ -399,7 +371,7 @@ class Scheduler:
 
     def _signature(self, state: CycleState, pod: dict, skipped: set[str]):
         """Everything about the pod that Filter and Score look at (see FilterCache)."""
-        return (pod_spec_signature(pod), tuple(sorted(skipped)),
+        return (pod_spec_signature(pod, self.resource_alias), tuple(sorted(skipped)),
                 *[p.signature(state, pod) for p in self._signers])
 
     def _select_host(self, nodes: list[NodeInfo], scores: list[int]) -> str:

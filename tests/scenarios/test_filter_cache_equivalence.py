@@ -21,6 +21,19 @@ def build(cp: ControlPlane, rng: random.Random, nodes: int, pods: int) -> None:
     cp.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
                "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}],
                         "extendedResourceName": "example.com/gpu"}})
+    for alias in ("gpu2", "gpu3"):   # same selection as "gpu" under other names: verdicts are shared
+        cp.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": alias},
+                   "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}],
+                            "extendedResourceName": f"example.com/{alias}"}})
+    cp.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "big2"},
+               "spec": {"selectors": [{"cel": {"expression": 'device.attributes["gpu.example.com"].mem > 50'}}],
+                        "extendedResourceName": "example.com/big2"}})   # another selection: never shared with gpu2
+    cp.create({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+               "metadata": {"name": "pair", "namespace": "default"},
+               "spec": {"spec": {"devices": {"requests": [
+                   {"name": "a", "exactly": {"deviceClassName": "gpu"}},
+                   {"name": "b", "exactly": {"deviceClassName": "gpu", "selectors": [
+                       {"cel": {"expression": 'device.attributes["gpu.example.com"].mem > 50'}}]}}]}}}})
     for name, expr in (("any", None), ("big", 'device.attributes["gpu.example.com"].mem > 50')):
         exactly = {"deviceClassName": "gpu"}
         if expr:
@@ -29,14 +42,20 @@ def build(cp: ControlPlane, rng: random.Random, nodes: int, pods: int) -> None:
                    "metadata": {"name": name, "namespace": "default"},
                    "spec": {"spec": {"devices": {"requests": [{"name": "r", "exactly": exactly}]}}}})
     for i in range(pods):
-        kind = rng.choice(["any", "big", "ext", "cpu", "zone"])
+        kind = rng.choice(["any", "big", "pair", "ext", "cpu", "zone", "alias", "two"])
         container = {"name": "c", "image": "i", "resources": {}}
         spec = {"containers": [container]}
-        if kind in ("any", "big"):
+        if kind in ("any", "big", "pair"):
             spec["resourceClaims"] = [{"name": "g", "resourceClaimTemplateName": kind}]
             container["resources"]["claims"] = [{"name": "g"}]
         elif kind == "ext":
             container["resources"] = {"limits": {"example.com/gpu": str(rng.randint(1, 2))}}
+        elif kind == "alias":
+            name = rng.choice(["example.com/gpu2", "example.com/gpu3", "deviceclass.resource.kubernetes.io/gpu2",
+                               "example.com/big2"])
+            container["resources"] = {"limits": {name: str(rng.randint(1, 2))}}
+        elif kind == "two":
+            container["resources"] = {"limits": {"example.com/gpu2": "1", "example.com/gpu3": "1"}}
         elif kind == "cpu":
             container["resources"] = {"requests": {"cpu": f"{rng.randint(1, 4)}"}}
         else:
@@ -94,7 +113,10 @@ def outcome(filter_cache: bool) -> dict:
     devices = {c["metadata"]["name"]: [(r["pool"], r["device"]) for r in
                                        c["status"]["allocation"]["devices"]["results"]]
                for c in cp.store.list("ResourceClaim") if (c.get("status") or {}).get("allocation")}
-    return {"placements": placements, "devices": devices}
+    claims = {c["metadata"]["name"]: c["spec"] for c in cp.store.list("ResourceClaim")}
+    mappings = {p["metadata"]["name"]: (p.get("status") or {}).get("extendedResourceClaimStatus", {}).get("requestMappings")
+                for p in cp.store.list("Pod")}
+    return {"placements": placements, "devices": devices, "claims": claims, "mappings": mappings}
 
 
 def test_same_placements_with_and_without_filter_cache():
@@ -103,5 +125,39 @@ def test_same_placements_with_and_without_filter_cache():
     without = outcome(False)
     assert with_cache["placements"] == without["placements"]
     assert with_cache["devices"] == without["devices"]
+    assert with_cache["claims"] == without["claims"]        # right classes in extended-resource claims
+    assert with_cache["mappings"] == without["mappings"]
     assert sum(1 for n in with_cache["placements"].values() if n) > 100   # the workload really schedules
     assert sum(1 for n in with_cache["placements"].values() if not n) > 0  # and some pods stay pending
+
+
+def _aliasing_run(filter_cache: bool) -> dict:
+    """Pods asking for different extended resources, some of whose classes select alike."""
+    cp = ControlPlane(Options(filter_cache=filter_cache))
+    for i in range(3):
+        cp.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}"},
+                   "status": {"allocatable": {"cpu": "8", "memory": "8Gi", "pods": "20"}}})
+        cp.create({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": f"s{i}"},
+                   "spec": {"driver": "gpu.example.com", "nodeName": f"n{i}",
+                            "pool": {"name": f"n{i}", "generation": 1, "resourceSliceCount": 1},
+                            "devices": [{"name": f"g{k}", "attributes": {"mem": {"int": 40 + 40 * (k == 0)}}}
+                                        for k in range(3)]}})
+    for name, expr in (("any-a", "true"), ("any-b", "true"), ("big", 'device.attributes["gpu.example.com"].mem > 50')):
+        cp.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": name},
+                   "spec": {"selectors": [{"cel": {"expression": expr}}], "extendedResourceName": f"example.com/{name}"}})
+    # Fill every node's big device first, then ask for more of each kind.
+    order = ["big"] * 3 + ["any-a", "any-b", "big", "any-a", "big", "any-b"] * 2
+    for i, name in enumerate(order):
+        cp.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"p{i}", "namespace": "default"},
+                   "spec": {"containers": [{"name": "c", "image": "i",
+                                            "resources": {"limits": {f"example.com/{name}": "1"}}}]}})
+        cp.settle()
+    return {p["metadata"]["name"]: p["spec"].get("nodeName") for p in cp.store.list("Pod")}
+
+
+def test_alias_shares_verdicts_only_between_equal_selections():
+    """any-a and any-b share verdicts (same selectors); big never borrows theirs."""
+    with_cache, without = _aliasing_run(True), _aliasing_run(False)
+    assert with_cache == without
+    assert [with_cache[f"p{i}"] for i in range(3)] != [None] * 3          # the big devices are taken
+    assert all(with_cache[f"p{i}"] is None for i in (5, 7, 11, 13))       # no more big devices anywhere

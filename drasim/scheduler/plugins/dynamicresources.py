@@ -60,6 +60,8 @@ class _PodClaims:
     node_extended: dict[str, tuple[list[dict], list[dict]]] = field(default_factory=dict)  # node -> (requests, mappings)
     unavailable: set[str] = field(default_factory=set)  # allocated claims that fit no node
     extended_claims: dict[tuple, tuple] = field(default_factory=dict)  # routed names -> (requests, mappings, claim)
+    routings: dict[tuple, object] = field(default_factory=dict)        # node allocatable of the names -> Routing
+    plans: dict[tuple, object] = field(default_factory=dict)           # routed names -> Allocator.plan
 
 
 def claim_name_for(pod: dict, entry: dict) -> tuple[str | None, bool, str | None]:
@@ -99,6 +101,8 @@ class DynamicResources:
         self._node_info = node_info or (lambda name: None)
         self._touch_node = touch_node or (lambda name: None)
         self._touch_all = touch_all or (lambda: None)
+        self.resource_alias = None                 # see ControlPlane.resource_alias
+        self.class_alias = lambda name: None
         self.allocator = allocator
         self.er_cache = er_cache
         self.metrics = metrics
@@ -156,7 +160,22 @@ class DynamicResources:
             return None
         return (tuple(_spec_key(c.get("spec")) for c in s.to_allocate),
                 tuple(_spec_key(c["status"]["allocation"].get("nodeSelector")) for c in s.allocated),
-                tuple(sorted(s.extended.items())))
+                self._extended_signature(pod, s.extended))
+
+    def _extended_signature(self, pod: dict, extended: dict[str, int]) -> tuple:
+        """The extended-resource part: names (or their aliases) with amounts, and the layout of
+        the claim they would make (request names, counts, classes or class aliases)."""
+        if not extended:
+            return ()
+        alias = self.resource_alias
+        names = tuple(sorted(((alias(n) if alias else None) or n, q) for n, q in extended.items()))
+        requests, _ = ext.build_requests_and_mappings(pod, extended, self.er_cache)
+        layout = []
+        for r in requests:
+            exactly = r.get("exactly") or {}
+            cls = exactly.get("deviceClassName")
+            layout.append((r.get("name"), exactly.get("count"), (self.class_alias(cls) if alias else None) or cls))
+        return names, tuple(layout)
 
     # -- informers ------------------------------------------------------------------
     def _on_event(self, ev: WatchEvent) -> None:
@@ -289,18 +308,23 @@ class DynamicResources:
             if selector is not None and not node_selector_matches(selector, labels_node):
                 return unresolvable(REASON_NOT_AVAILABLE)
         claims = s.to_allocate
-        requests: list[dict] = []
+        plan_key: tuple = ()
         if s.extended:
-            routing = ext.route_extended_resources(s.extended, self._allocatable(node), self.er_cache)
+            # Nodes with the same allocatable for the pod's names route them alike: once per cycle.
+            allocatable = self._allocatable(node)
+            alloc_key = tuple([allocatable.get(name, 0) for name in s.extended])
+            routing = s.routings.get(alloc_key)
+            if routing is None:
+                routing = s.routings[alloc_key] = ext.route_extended_resources(s.extended, allocatable,
+                                                                                self.er_cache)
             if routing.unresolved:
                 return unresolvable(ext.REASON_CANNOT_FIT_RESOURCE)
             if routing.dra:
-                # Nodes routing the same names get the same claim: build it once per cycle.
-                key = tuple(routing.dra.items())
-                built = s.extended_claims.get(key)
+                plan_key = tuple(routing.dra.items())
+                built = s.extended_claims.get(plan_key)
                 if built is None:
                     requests, mappings = ext.build_requests_and_mappings(pod, routing.dra, self.er_cache)
-                    built = s.extended_claims[key] = (requests, mappings, _in_memory_claim(pod, requests))
+                    built = s.extended_claims[plan_key] = (requests, mappings, _in_memory_claim(pod, requests))
                 s.node_extended[node.name] = built[:2]
                 claims = claims + [built[2]]
             else:
@@ -312,7 +336,11 @@ class DynamicResources:
             if not need_results:
                 # Most pods only need to know whether they fit; the devices are picked in
                 # Reserve for the one node chosen (same search, same answer).
-                fits = self.allocator.fits(labels_node, claims, self._effective_allocated())
+                if plan_key in s.plans:
+                    plan = s.plans[plan_key]
+                else:
+                    plan = s.plans[plan_key] = self.allocator.plan(claims)
+                fits = self.allocator.fits_plan(labels_node, plan, self.allocated)
                 if fits is not None:
                     return None if fits else unresolvable(REASON_CANNOT_ALLOCATE)
             results = self.allocator.allocate(labels_node, claims, self._effective_allocated())
@@ -337,7 +365,7 @@ class DynamicResources:
         if results is None or any("shareID" in r for a in results
                                   for r in (a.get("devices") or {}).get("results") or ()):
             return None
-        return results, s.node_extended.get(node.name)
+        return results
 
     def _effective_allocated(self) -> AllocatedState:
         return self.allocated
@@ -384,9 +412,10 @@ class DynamicResources:
             node = self._node_info(node_name)
             stashed = verdict_extra(state, node, NAME) if node is not None else None
             if stashed is not None:
-                s.node_results[node_name], extended = stashed
-                if extended is not None:
-                    s.node_extended[node_name] = extended
+                # The stashed devices may come from another pod of the same signature: this
+                # pod's own extended-resource requests are routed again (cheap, no search).
+                self.filter(state, pod, node)
+                s.node_results[node_name] = stashed
             status = None
             if node is not None and node_name not in s.node_results:
                 status = self.filter(state, pod, node, need_results=True)
