@@ -14,6 +14,15 @@ def render_json(records: list[dict]) -> str:
     return json.dumps(records, indent=2, default=str) + "\n"
 
 
+def _samples(m: dict) -> str:
+    """Sample count, with the tick when it is not scheduler_perf's 1 s."""
+    n = m.get("ThroughputSamples")
+    if n is None:
+        return "-"
+    tick = m.get("ThroughputTick")
+    return f"{n} @{tick}s" if tick not in (None, 1.0) else str(n)
+
+
 def _num(value, fmt: str = "{:.1f}") -> str:
     return "-" if value is None else fmt.format(value)
 
@@ -31,7 +40,7 @@ def render_table(records: list[dict], file: IO[str] | None = None) -> None:
         result = {True: "[green]pass[/]", False: "[red]FAIL[/]", None: "-"}[r.get("passed")]
         status = r["status"] if r["status"] == "ok" else f"[yellow]{r['status']}[/]"
         table.add_row(r["name"], status, _num(tp.get("Average")), _num(tp.get("Perc50")), _num(tp.get("Perc90")),
-                      _num(tp.get("Perc99")), _num(m.get("ThroughputSamples"), "{}"),
+                      _num(tp.get("Perc99")), _samples(m),
                       _num(m.get("OverallThroughput")), _num(m.get("PodsScheduled"), "{}"),
                       _num(m.get("SchedulingDuration"), "{:.2f}"), _num(m.get("CPUTime"), "{:.2f}"),
                       _num(m.get("PodsUnschedulable"), "{}"), _num(r.get("threshold"), "{:g}"), result)

@@ -104,6 +104,9 @@ def run_workload(config: Config, tc: TestCase, w: Workload, *, seed: int = 0,
         metrics = {k: v for k, v in result.items() if k != "suffix"}
         metrics.update(totals)
         passed, extra = check_threshold(metrics.get("SchedulingThroughput"), threshold)
+        if metrics.get("ThroughputTick") not in (None, 1.0):
+            extra = extra + [f"SchedulingThroughput from {metrics['ThroughputTick']} s ticks: the phase "
+                             "was too short for scheduler_perf's 1 s ticker"]
         name = f"{tc.name}/{w.name}/{result['suffix']}" if result["suffix"] else f"{tc.name}/{w.name}"
         out.append(dict(base, name=name, status=status, error=error,
                         metrics=metrics, passed=passed if status == "ok" else False,
@@ -116,6 +119,6 @@ def check_threshold(throughput: dict | None, threshold: float) -> tuple[bool | N
     if not threshold:
         return None, []
     if throughput is None:
-        return None, ["no SchedulingThroughput samples (the phase ended before two 1 s ticks): "
+        return None, ["no SchedulingThroughput samples (the phase ended before two ticks): "
                       "threshold not checked; scheduler_perf would not check it either"]
     return throughput["Average"] > threshold, []
