@@ -26,7 +26,7 @@ from drasim.node.kubelet import Kubelets
 from drasim.scheduler.plugins.dynamicresources import DynamicResources
 from drasim.scheduler.plugins import names
 from drasim.scheduler.plugins.registry import REGISTRY
-from drasim.scheduler.queue import QueuedPod
+from drasim.scheduler.queue import Hint, SchedulingQueue
 from drasim.scheduler.scheduler import Scheduler
 from drasim.sim.clock import Clock
 from drasim.sim.loop import run_until_quiet
@@ -63,6 +63,7 @@ class ControlPlane:
         self.scheduler = Scheduler(self.store, self._default_profile_plugins(), seed=options.seed,
                                    event_interest=self._event_interest, metrics=self.metrics,
                                    filter_cache=options.filter_cache)
+        self._freed_by_pods = frozenset(p.name for p in self.scheduler.profile.plugins if p.name != DRA)
         self._aliases: dict[str, str | None] = {}
         self._alias_epoch = -1
         self.scheduler.resource_alias = self.resource_alias
@@ -135,36 +136,37 @@ class ControlPlane:
         else:
             self.er_cache.on_update(ev.old, ev.obj)
 
-    def _event_interest(self, ev: WatchEvent) -> Callable[[QueuedPod], bool] | None:
+    def _event_interest(self, ev: WatchEvent, queue: SchedulingQueue) -> Hint | None:
         """Which unschedulable pods an event may help (the QueueingHint idea).
 
-        k8s: each plugin's EventsToRegister (dynamicresources.go, fit.go, …).
+        k8s: each plugin's EventsToRegister (dynamicresources.go, fit.go, …). Claim events
+        go only to the pods naming the claim (indexed), so the work per event does not
+        grow with the number of pending pods.
         """
         kind = ev.kind
         if kind == "Node":
-            return None if ev.type == DELETED else (lambda q: True)
+            return None if ev.type == DELETED else Hint(everything=True)
         if kind == "Pod":
             pod = ev.obj
             if ev.type == DELETED or (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
                 if (pod.get("spec") or {}).get("nodeName"):
-                    return lambda q: bool(q.unschedulable_plugins - {DRA}) or not q.gated
+                    return Hint(plugins=self._freed_by_pods)   # resources on its node are free again
                 return None
-            uid = pod["metadata"]["uid"]
             old_claims = ((ev.old or {}).get("status") or {}).get("resourceClaimStatuses")
             if old_claims != (pod.get("status") or {}).get("resourceClaimStatuses"):
-                return lambda q: q.uid == uid
+                return Hint(pods=frozenset((pod["metadata"]["uid"],)))
             return None
         if kind == "ResourceClaim":
-            ns, name = ev.obj["metadata"].get("namespace"), ev.obj["metadata"]["name"]
+            md = ev.obj["metadata"]
             deallocated = ev.old is not None and (ev.old.get("status") or {}).get("allocation") and not (
                 ev.obj.get("status") or {}).get("allocation")
             if ev.type == DELETED or deallocated:
-                return lambda q: DRA in q.unschedulable_plugins or FIT in q.unschedulable_plugins
-            return lambda q: q.pod["metadata"].get("namespace") == ns and _references_claim(q.pod, name)
+                return Hint(plugins=frozenset((DRA, FIT)))   # devices were freed
+            return Hint(pods=queue.pods_naming_claim(md.get("namespace") or "", md["name"]))
         if kind in ("ResourceSlice", "DeviceClass", "DeviceTaintRule"):
             if ev.type == DELETED and kind != "DeviceTaintRule":
                 return None
-            return lambda q: DRA in q.unschedulable_plugins or FIT in q.unschedulable_plugins or q.gated
+            return Hint(plugins=frozenset((DRA, FIT)), gated=True)
         return None
 
     # -- phases -------------------------------------------------------------------
@@ -289,16 +291,6 @@ class ControlPlane:
     def objects(self, include_events: bool = False) -> list[dict]:
         order = list(kinds.OUTPUT_ORDER) + ([kinds.EVENT] if include_events else [])
         return self.store.all_objects(order)
-
-
-def _references_claim(pod: dict, claim_name: str) -> bool:
-    for entry in (pod.get("spec") or {}).get("resourceClaims") or ():
-        if entry.get("resourceClaimName") == claim_name:
-            return True
-    for status in (pod.get("status") or {}).get("resourceClaimStatuses") or ():
-        if status.get("resourceClaimName") == claim_name:
-            return True
-    return False
 
 
 def _merge_for_apply(old: dict, new: dict, kind: kinds.Kind) -> dict:

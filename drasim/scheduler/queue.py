@@ -25,6 +25,21 @@ INITIAL_BACKOFF = 1.0   # k8s: podInitialBackoffSeconds
 MAX_BACKOFF = 10.0      # k8s: podMaxBackoffSeconds
 
 
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """Which unschedulable pods a cluster event may help (the QueueingHint idea).
+
+    Indexed, so the work per event grows with the pods it moves, not with all pending pods:
+    `pods` by uid (a claim event: the pods referencing that claim), `plugins` by the plugins
+    that rejected them, `gated` for pods held at PreEnqueue, `everything` for node events.
+    """
+
+    pods: frozenset[str] = frozenset()
+    plugins: frozenset[str] = frozenset()
+    gated: bool = False
+    everything: bool = False
+
+
 @dataclass(slots=True, eq=False)
 class QueuedPod:
     uid: str
@@ -56,6 +71,11 @@ class SchedulingQueue:
         self._unschedulable: dict[str, QueuedPod] = {}
         self._pods: dict[str, QueuedPod] = {}
         self._seq = itertools.count()
+        # Indexes of the unschedulable pool, and of pending pods by the claims they name.
+        self._by_plugin: dict[str, set[str]] = {}
+        self._gated: set[str] = set()
+        self._by_claim: dict[tuple[str, str], set[str]] = {}
+        self._claims_of: dict[str, tuple[tuple[str, str], ...]] = {}
 
     # -- membership -----------------------------------------------------------
     def __contains__(self, uid: str) -> bool:
@@ -86,6 +106,7 @@ class SchedulingQueue:
             self._pods[uid] = info
         else:
             info.pod = pod
+        self._index_claims(info)
         self._push_active(info)
         return info
 
@@ -93,15 +114,53 @@ class SchedulingQueue:
         info = self._pods.get(pod["metadata"]["uid"])
         if info is not None:
             info.pod = pod
+            self._index_claims(info)
 
     def remove(self, uid: str) -> None:
         self._pods.pop(uid, None)
         self._in_active.discard(uid)
         self._backoff.discard(uid)
-        self._unschedulable.pop(uid, None)
+        self._leave_unschedulable(uid)
+        for key in self._claims_of.pop(uid, ()):
+            uids = self._by_claim.get(key)
+            if uids is not None:
+                uids.discard(uid)
+                if not uids:
+                    del self._by_claim[key]
+
+    def _index_claims(self, info: QueuedPod) -> None:
+        """Claims the pod names, directly or through status.resourceClaimStatuses."""
+        pod = info.pod
+        ns = pod["metadata"].get("namespace") or ""
+        names = {e.get("resourceClaimName") for e in (pod.get("spec") or {}).get("resourceClaims") or ()}
+        names.update(s.get("resourceClaimName")
+                     for s in (pod.get("status") or {}).get("resourceClaimStatuses") or ())
+        names.discard(None)
+        keys = tuple(sorted((ns, n) for n in names))
+        old = self._claims_of.get(info.uid, ())
+        if keys == old:
+            return
+        for key in old:
+            self._by_claim.get(key, set()).discard(info.uid)
+        for key in keys:
+            self._by_claim.setdefault(key, set()).add(info.uid)
+        self._claims_of[info.uid] = keys
+
+    def pods_naming_claim(self, namespace: str, name: str) -> frozenset[str]:
+        return frozenset(self._by_claim.get((namespace, name), ()))
+
+    def _leave_unschedulable(self, uid: str) -> QueuedPod | None:
+        info = self._unschedulable.pop(uid, None)
+        if info is not None:
+            for plugin in info.unschedulable_plugins:
+                uids = self._by_plugin.get(plugin)
+                if uids is not None:
+                    uids.discard(uid)
+            self._gated.discard(uid)
+        return info
 
     def _push_active(self, info: QueuedPod) -> None:
-        self._unschedulable.pop(info.uid, None)
+        self._leave_unschedulable(info.uid)
         self._backoff.discard(info.uid)
         if info.uid in self._in_active:
             return
@@ -122,27 +181,42 @@ class SchedulingQueue:
     def mark_unschedulable(self, info: QueuedPod, plugins: Iterable[str], gated: bool = False) -> None:
         if info.uid not in self._pods:
             return
+        self._leave_unschedulable(info.uid)
         info.unschedulable_plugins = set(plugins)
         info.gated = gated
         self._unschedulable[info.uid] = info
+        for plugin in info.unschedulable_plugins:
+            self._by_plugin.setdefault(plugin, set()).add(info.uid)
+        if gated:
+            self._gated.add(info.uid)
 
     def done(self, uid: str) -> None:
         """The pod was bound: it leaves the queue."""
         self.remove(uid)
 
-    def move_for_event(self, interested: Callable[[QueuedPod], bool]) -> int:
-        """Move unschedulable pods that the event may help to backoffQ or activeQ."""
-        moved = 0
-        for info in [q for q in self._unschedulable.values() if interested(q)]:
-            self._unschedulable.pop(info.uid, None)
-            moved += 1
+    def move(self, hint: Hint) -> int:
+        """Move the unschedulable pods the hint names to backoffQ or activeQ."""
+        if hint.everything:
+            uids = list(self._unschedulable)
+        else:
+            found: set[str] = set()
+            for uid in hint.pods:
+                if uid in self._unschedulable:
+                    found.add(uid)
+            for plugin in hint.plugins:
+                found.update(self._by_plugin.get(plugin, ()))
+            if hint.gated:
+                found.update(self._gated)
+            uids = sorted(found, key=lambda u: self._unschedulable[u].timestamp) if len(found) > 1 else list(found)
+        for uid in uids:
+            info = self._leave_unschedulable(uid)
             expiry = info.backoff_expiry() if not info.gated else self.clock.now
             if expiry <= self.clock.now:
                 self._push_active(info)
             else:
                 self._backoff.add(info.uid)
                 self.clock.call_at(expiry, lambda uid=info.uid: self._backoff_done(uid))
-        return moved
+        return len(uids)
 
     def _backoff_done(self, uid: str) -> None:
         if uid in self._backoff:

@@ -20,7 +20,7 @@ from drasim.scheduler.filtercache import FilterCache, pod_spec_signature
 from drasim.scheduler.framework import (Code, CycleState, Diagnosis, FilterPlugin, NodeInfo, PostFilterPlugin,
                                         PreBindPlugin, PreEnqueuePlugin, PreFilterPlugin, ReservePlugin,
                                         ScorePlugin, Status, VERDICTS_KEY, fit_error_message)
-from drasim.scheduler.queue import QueuedPod, SchedulingQueue
+from drasim.scheduler.queue import Hint, QueuedPod, SchedulingQueue
 from drasim.store import ADDED, DELETED, MODIFIED, MemoryStore, WatchEvent, clone
 
 SCHEDULER_NAME = "default-scheduler"
@@ -83,7 +83,7 @@ class Scheduler:
     name = "kube-scheduler"
 
     def __init__(self, store: MemoryStore, plugins: list, *, seed: int = 0,
-                 event_interest: Callable[[WatchEvent], Callable[[QueuedPod], bool] | None] | None = None,
+                 event_interest: Callable[[WatchEvent, SchedulingQueue], Hint | None] | None = None,
                  percentage_of_nodes_to_score: int = 0, metrics=None, filter_cache: bool = True) -> None:
         self.store = store
         self.clock = store.clock
@@ -115,9 +115,9 @@ class Scheduler:
             else:
                 self.cache.set_node(ev.obj)
         if self.event_interest is not None and ev.kind != "Event":
-            interested = self.event_interest(ev)
-            if interested is not None:
-                self.queue.move_for_event(interested)
+            hint = self.event_interest(ev, self.queue)
+            if hint is not None:
+                self.queue.move(hint)
 
     def _on_pod(self, ev: WatchEvent) -> None:
         pod = ev.obj
