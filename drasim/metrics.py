@@ -8,8 +8,11 @@ from __future__ import annotations
 
 from typing import Callable
 
-from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
+from prometheus_client import CollectorRegistry, Counter, Gauge, disable_created_metrics, generate_latest
 from prometheus_client.core import GaugeMetricFamily
+
+# Go's client_golang exposes no *_created series; they would also make output differ per run.
+disable_created_metrics()
 
 EXTENDED_RESOURCE_ANNOTATION = "resource.kubernetes.io/extended-resource-claim"
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"

@@ -29,9 +29,27 @@ def _parser() -> argparse.ArgumentParser:
                      help="the cluster: manifest files or folders, applied as phases")
     dry.add_argument("-o", "--output", choices=("table", "json"), default="table")
     dry.add_argument("--seed", type=int, default=0)
+    q = sub.add_parser("quota", help="simulate, then show quota usage of DRA devices under its three keys")
+    q.add_argument("phases", nargs="+", metavar="PHASE")
+    q.add_argument("-o", "--output", choices=("table", "json"), default="table")
+    q.add_argument("--seed", type=int, default=0)
     from drasim.cli import bench
     bench.add_parser(sub)
     return ap
+
+
+def quota(args: argparse.Namespace) -> int:
+    from drasim.api.loader import load_paths
+    from drasim.cli import quota as quota_view
+    from drasim.controlplane import ControlPlane, Options
+
+    phases = [load_paths([p]) for p in args.phases]
+    cp = ControlPlane(Options(seed=args.seed))
+    for docs in phases:
+        cp.run_phase(docs)
+    render = quota_view.render_json if args.output == "json" else quota_view.render_table
+    sys.stdout.write(render(cp))
+    return 0
 
 
 def taint_dryrun(args: argparse.Namespace) -> int:
@@ -73,6 +91,8 @@ def main(argv: list[str] | None = None) -> int:
             return simulate(args)
         if args.command == "taint-dryrun":
             return taint_dryrun(args)
+        if args.command == "quota":
+            return quota(args)
         if args.command == "bench":
             from drasim.cli import bench
             return bench.run(args)

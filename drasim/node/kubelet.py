@@ -17,7 +17,9 @@ from __future__ import annotations
 import json
 from collections import deque
 
-from drasim.controllers.events import NORMAL, record_event
+from drasim.api.extendedresource import is_dra_extended_resource_name, is_extended_resource_name
+from drasim.api.podresources import CPU, MEMORY, pod_requests, resource_list
+from drasim.controllers.events import NORMAL, WARNING, record_event
 from drasim.store import DELETED, MemoryStore, WatchEvent, clone
 
 CDI_ANNOTATION = "dra.drasim.io/cdi-devices"
@@ -105,6 +107,10 @@ class Kubelets:
         return ready, waiting
 
     def _sync_pod(self, key: tuple[str, str], pod: dict) -> None:
+        rejection = self._admit(pod)
+        if rejection is not None:
+            self._reject(pod, *rejection)
+            return
         ready, waiting = self._claims_ready(pod)
         if waiting:
             self._waiting[key] = waiting
@@ -112,6 +118,62 @@ class Kubelets:
         self._waiting.pop(key, None)
         cdi = self._prepare(pod, ready)
         self._start(pod, cdi)
+
+    def _admit(self, pod: dict) -> tuple[str, str] | None:
+        """Kubelet admission of node resources (k8s: lifecycle/predicate.go, extended-resources.md §9.1).
+
+        Requests served by the pod's extended-resource claim are removed first, and explicit
+        extended names the node does not list at all are dropped; the rest must fit the node's
+        allocatable next to the pods already admitted there. Returns (reason, message) or None.
+        """
+        node = self.store.get("Node", None, pod["spec"]["nodeName"])
+        if node is None:
+            return None
+        allocatable = resource_list((node.get("status") or {}).get("allocatable")
+                                    or (node.get("status") or {}).get("capacity"))
+        requests = self._admission_requests(pod, allocatable)
+        if not requests:
+            return None
+        used: dict[str, int] = {}
+        for other in self.store.list("Pod"):
+            if other["spec"].get("nodeName") == node["metadata"]["name"] and \
+                    (other.get("status") or {}).get("phase") == "Running":
+                for name, value in self._admission_requests(other, allocatable).items():
+                    used[name] = used.get(name, 0) + value
+        for name in sorted(requests):
+            if name in (CPU, MEMORY) or not is_dra_extended_resource_name(name):
+                continue   # drasim admits on extended resources only; cpu/memory fit is the scheduler's
+            capacity = allocatable.get(name, 0)
+            if requests[name] + used.get(name, 0) > capacity:
+                return (f"OutOf{name}", f"Pod was rejected: Node didn't have enough resource: {name}, "
+                        f"requested: {requests[name]}, used: {used.get(name, 0)}, capacity: {capacity}")
+        return None
+
+    @staticmethod
+    def _admission_requests(pod: dict, allocatable: dict[str, int]) -> dict[str, int]:
+        mapped: dict[str, set[str]] = {}
+        status = (pod.get("status") or {}).get("extendedResourceClaimStatus") or {}
+        for m in status.get("requestMappings") or ():
+            mapped.setdefault(m.get("containerName"), set()).add(m.get("resourceName"))
+        stripped = {"spec": dict(pod["spec"])}
+        for key in ("containers", "initContainers"):
+            out = []
+            for c in pod["spec"].get(key) or ():
+                req = dict((c.get("resources") or {}).get("requests") or {})
+                for name in list(req):
+                    if name in mapped.get(c.get("name"), ()):
+                        del req[name]   # served by the extended-resource claim
+                    elif is_extended_resource_name(name) and name not in allocatable:
+                        del req[name]   # k8s: removeMissingExtendedResources
+                out.append(dict(c, resources={"requests": req}))
+            stripped["spec"][key] = out
+        return pod_requests(stripped)
+
+    def _reject(self, pod: dict, reason: str, message: str) -> None:
+        status = clone(pod.get("status") or {})
+        status.update(phase="Failed", reason=reason, message=message)
+        self.store.update_status(dict(pod, status=status), copy=False)
+        record_event(self.store, pod, WARNING, reason, message, COMPONENT)
 
     def _prepare(self, pod: dict, claims: dict[str, dict]) -> dict[str, list[str]]:
         """CDI device IDs per container (k8s: kubelet DRA manager + driver NodePrepareResources)."""

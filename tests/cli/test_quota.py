@@ -1,0 +1,47 @@
+"""`drasim quota` and quota admission, on the bundled KEP-5004 example."""
+import json
+from pathlib import Path
+
+from drasim.cli.main import main
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "quota-three-keys"
+PHASES = [str(EXAMPLE / "cluster.yaml"), str(EXAMPLE / "workload.yaml")]
+
+
+def test_three_keys_side_by_side(capsys):
+    """Five GPUs: 5 under the extended name, 4 under the implicit name and 4 devices (spec §11.6)."""
+    assert main(["quota", *PHASES, "-o", "json"]) == 0
+    usage = json.loads(capsys.readouterr().out)[0]["usage"]
+    assert {k: v["used"] for k, v in usage.items()} == {
+        "requests.example.com/gpu": "5",
+        "requests.deviceclass.resource.kubernetes.io/team-gpu": "4",
+        "team-gpu.deviceclass.resource.k8s.io/devices": "4"}
+    assert usage["requests.example.com/gpu"]["hard"] == "6"
+
+
+def test_quota_status_in_simulate_output(capsys):
+    """The quota controller writes status.used for the keys in spec.hard."""
+    assert main(["simulate", *PHASES, "-o", "json"]) == 0
+    items = json.loads(capsys.readouterr().out)["items"]
+    quota = next(o for o in items if o["kind"] == "ResourceQuota")
+    assert quota["status"]["used"]["count/resourceclaims.resource.k8s.io"] == "4"
+    assert quota["status"]["used"]["requests.example.com/gpu"] == "5"
+
+
+def test_admission_rejects_a_pod_over_quota(tmp_path, capsys):
+    """A pod that would take requests.example.com/gpu past spec.hard is forbidden, as admission says."""
+    extra = tmp_path / "more.yaml"
+    extra.write_text("""
+apiVersion: v1
+kind: Pod
+metadata: {name: greedy, namespace: research}
+spec:
+  containers:
+  - name: app
+    image: registry.example.com/app:1
+    resources: {limits: {example.com/gpu: "2"}}
+""")
+    assert main(["simulate", *PHASES, str(extra)]) == 1
+    err = capsys.readouterr().err
+    assert 'Pod "greedy" is forbidden: exceeded quota: gpus, requested: requests.example.com/gpu=2, ' \
+           'used: requests.example.com/gpu=5, limited: requests.example.com/gpu=6' in err
