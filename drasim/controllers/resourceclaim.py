@@ -173,7 +173,8 @@ class ResourceClaimController:
                                      "uid": pod["metadata"]["uid"], "controller": True,
                                      "blockOwnerDeletion": True}],
             },
-            "spec": clone((template.get("spec") or {}).get("spec") or {}),
+            # Shared, not copied: stored objects are never changed in place, only replaced.
+            "spec": (template.get("spec") or {}).get("spec") or {},
         }
         if t_md.get("labels"):
             claim["metadata"]["labels"] = dict(t_md["labels"])

@@ -42,9 +42,9 @@ def pod_spec_signature(pod: dict, alias: Callable[[str], str | None] | None = No
 
 
 def _container(c: dict, alias) -> dict:
-    out = {k: c.get(k) for k in _CONTAINER_RELEVANT if k in c}
+    out = {k: c[k] for k in _CONTAINER_RELEVANT if k in c}
     resources = out.get("resources")
-    if alias is None or not isinstance(resources, dict):
+    if alias is None or not isinstance(resources, dict) or not (resources.get("requests") or resources.get("limits")):
         return out
     renamed = {}
     for field in ("requests", "limits"):
