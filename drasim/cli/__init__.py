@@ -1,1 +1,4 @@
-"""Command line: simulate, serve, quota, taint-dryrun, bench."""
+"""Command line: simulate, taint-dryrun, quota, bench. Thin: parse, call the library, print."""
+from drasim.cli.main import main
+
+__all__ = ["main"]

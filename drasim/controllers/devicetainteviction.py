@@ -20,7 +20,7 @@ from drasim.controllers.devicetaintstatus import (
     allocation_results, claim_eviction, is_allocated, pod_eviction, pool_id, rule_condition, rule_what_if,
     same_eviction,
 )
-from drasim.controllers.events import NORMAL, record_event
+from drasim.store.events import NORMAL, record_event
 from drasim.sim.clock import Clock, parse_time
 from drasim.store.memory import ADDED, DELETED, MemoryStore, StoreError, WatchEvent, clone
 

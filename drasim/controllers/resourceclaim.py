@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from drasim.controllers.events import WARNING, record_event
+from drasim.store.events import WARNING, record_event
 from drasim.metrics import Metrics
 from drasim.store import DELETED, MemoryStore, StoreError, WatchEvent, clone
 

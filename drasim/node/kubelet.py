@@ -19,7 +19,7 @@ from collections import deque
 
 from drasim.api.extendedresource import is_dra_extended_resource_name, is_extended_resource_name
 from drasim.api.podresources import CPU, MEMORY, pod_requests, resource_list
-from drasim.controllers.events import NORMAL, WARNING, record_event
+from drasim.store.events import NORMAL, WARNING, record_event
 from drasim.store import DELETED, MemoryStore, WatchEvent, clone
 
 CDI_ANNOTATION = "dra.drasim.io/cdi-devices"

@@ -13,7 +13,7 @@ import random
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
-from drasim.controllers.events import NORMAL, WARNING, record_event
+from drasim.store.events import NORMAL, WARNING, record_event
 from drasim.errors import AllocationError, InternalError
 from drasim.scheduler.cache import SchedulerCache
 from drasim.scheduler.filtercache import FilterCache, pod_spec_signature

@@ -1,1 +1,2 @@
-"""drasim.server"""
+"""Kubernetes-compatible HTTP API and /metrics over the store (not built yet: see docs/ARCHITECTURE.md)."""
+__all__: list[str] = []

@@ -1,7 +1,7 @@
 """Kubernetes Events, as components record them (core/v1 Event objects in the store)."""
 from __future__ import annotations
 
-from drasim.store import MemoryStore
+from drasim.store.memory import MemoryStore
 
 NORMAL = "Normal"
 WARNING = "Warning"
