@@ -24,6 +24,7 @@ from drasim.errors import AllocationError
 from drasim.scheduler.framework import (SKIP, CycleState, NodeInfo, PreFilterResult, Status, error_status,
                                         get_state, unresolvable, unschedulable, verdict_extra)
 from drasim.scheduler.plugins import extendedresources as ext
+from drasim.scheduler.plugins.tainttoleration import default_normalize_score
 from drasim.store import DELETED, MemoryStore, WatchEvent, clone
 
 NAME = "DynamicResources"
@@ -94,6 +95,7 @@ class DynamicResources:
     """PreEnqueue, PreFilter, Filter, PostFilter, Reserve, Unreserve, PreBind."""
 
     name = NAME
+    weight = 1   # k8s: default profile weight of DynamicResources
 
     def __init__(self, store: MemoryStore, allocator: Allocator, er_cache, metrics: Metrics | None = None,
                  node_info=None, touch_node=None, touch_all=None) -> None:
@@ -352,6 +354,36 @@ class DynamicResources:
             return unresolvable(REASON_CANNOT_ALLOCATE)
         s.node_results[node.name] = results
         return None
+
+    # -- Score (prioritized lists) ------------------------------------------------------
+    def pre_score(self, state: CycleState, pod: dict, nodes: list[NodeInfo]) -> Status | None:
+        """Only claims with firstAvailable requests are scored (allocator.md §14.4)."""
+        s: _PodClaims | None = state.get(_STATE_KEY)
+        if s is None or not any(r.get("firstAvailable")
+                                for c in s.to_allocate
+                                for r in ((c.get("spec") or {}).get("devices") or {}).get("requests") or ()):
+            return SKIP
+        return None
+
+    def score(self, state: CycleState, pod: dict, node: NodeInfo) -> int:
+        """Each request satisfied by a subrequest adds 8 − its position in the list (first choice 8)."""
+        s: _PodClaims = get_state(state, _STATE_KEY)
+        results = s.node_results.get(node.name)
+        if results is None:
+            return 0
+        total = 0
+        for claim, allocation in zip(s.to_allocate, results):
+            positions = {}
+            for r in ((claim.get("spec") or {}).get("devices") or {}).get("requests") or ():
+                for i, sub in enumerate(r.get("firstAvailable") or ()):
+                    positions[f"{r.get('name')}/{sub.get('name')}"] = i
+            chosen = {r["request"] for r in (allocation.get("devices") or {}).get("results") or ()
+                      if r["request"] in positions}
+            total += sum(8 - positions[name] for name in chosen)
+        return total
+
+    def normalize(self, state: CycleState, pod: dict, scores: list[int]) -> None:
+        default_normalize_score(scores, reverse=False)
 
     def verdict_extra(self, state: CycleState, node: NodeInfo):
         """The allocation behind a positive verdict, kept with it by the scheduler's filter cache.
