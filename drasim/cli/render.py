@@ -8,6 +8,8 @@ import yaml
 from rich.console import Console
 from rich.table import Table
 
+from drasim.api import podclaims
+
 
 def as_list(objects: list[dict]) -> dict:
     """The `List` kubectl prints for `get -o json` (conformance/README.md contract)."""
@@ -37,11 +39,8 @@ def _condition(pod: dict, type_: str) -> dict:
 def pod_claims(pod: dict, claims: dict[tuple[str, str], dict]) -> list[tuple[str, dict | None]]:
     """(label, claim) for every claim the pod uses, the extended-resource claim last."""
     ns = pod["metadata"].get("namespace")
-    statuses = {s.get("name"): s.get("resourceClaimName")
-                for s in (pod.get("status") or {}).get("resourceClaimStatuses") or ()}
     out = []
-    for entry in (pod.get("spec") or {}).get("resourceClaims") or ():
-        name = entry.get("resourceClaimName") or statuses.get(entry["name"])
+    for entry, name, _ in podclaims.pod_claims(pod):
         out.append((name or f"<{entry['name']}: not created>", claims.get((ns, name)) if name else None))
     ext = (pod.get("status") or {}).get("extendedResourceClaimStatus")
     if ext:

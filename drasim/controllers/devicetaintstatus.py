@@ -14,6 +14,7 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Iterator
 
+from drasim.api.podclaims import pod_claims
 from drasim.api.devicetaints import NO_EXECUTE, NONE, rule_matches_device, tolerates
 from drasim.sim.clock import parse_time
 
@@ -69,22 +70,12 @@ def eviction_delay(tolerations: list[dict] | None, taint: dict) -> float | None:
 # -- pods and claims -----------------------------------------------------------------------------
 
 def pod_claim_names(pod: dict) -> Iterator[tuple[str, bool]]:
-    """(claim name, must check owner) for each claim the pod references (§7.4).
-
-    k8s: staging/.../resourceclaim/resourceclaim.go Name — a template claim is found through
-    status.resourceClaimStatuses (not generated yet or not needed → skipped). The
-    scheduler-written extended-resource claim is never looked at (§7.5, #141290).
-    """
-    statuses = None
-    for pod_claim in (pod.get("spec") or {}).get("resourceClaims") or ():
-        if pod_claim.get("resourceClaimName"):
-            yield pod_claim["resourceClaimName"], False
-        elif pod_claim.get("resourceClaimTemplateName"):
-            if statuses is None:
-                statuses = {s.get("name"): s.get("resourceClaimName")
-                            for s in (pod.get("status") or {}).get("resourceClaimStatuses") or ()}
-            if statuses.get(pod_claim.get("name")):
-                yield statuses[pod_claim["name"]], True
+    """(claim name, must check owner) for each claim the pod references (§7.4); template claims
+    not created yet (or not needed) are skipped, and the scheduler-written extended-resource
+    claim is never looked at (§7.5, #141290)."""
+    for _, name, must_check_owner in pod_claims(pod):
+        if name:
+            yield name, must_check_owner
 
 
 def claim_serves_pod(pod: dict, claim: dict, must_check_owner: bool) -> bool:

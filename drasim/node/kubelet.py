@@ -18,6 +18,7 @@ import json
 from collections import deque
 
 from drasim.api.extendedresource import is_dra_extended_resource_name, is_extended_resource_name
+from drasim.api.podclaims import pod_claims
 from drasim.api.podresources import CPU, MEMORY, pod_requests, resource_list
 from drasim.store.events import NORMAL, WARNING, record_event
 from drasim.store import DELETED, MemoryStore, WatchEvent, clone
@@ -28,16 +29,6 @@ COMPONENT = "kubelet"
 
 def cdi_id(driver: str, claim_uid: str, device: str) -> str:
     return f"k8s.{driver}/{driver.split('.')[0]}={claim_uid}-{device}"
-
-
-def pod_claim_names(pod: dict) -> dict[str, str | None]:
-    """pod.spec.resourceClaims entry name → claim name (None: not needed or not created yet)."""
-    statuses = {s.get("name"): s.get("resourceClaimName")
-                for s in (pod.get("status") or {}).get("resourceClaimStatuses") or ()}
-    out: dict[str, str | None] = {}
-    for entry in (pod.get("spec") or {}).get("resourceClaims") or ():
-        out[entry["name"]] = entry.get("resourceClaimName") or statuses.get(entry["name"])
-    return out
 
 
 class Kubelets:
@@ -86,7 +77,7 @@ class Kubelets:
         uid = pod["metadata"]["uid"]
         ready: dict[str, dict] = {}
         waiting: set[str] = set()
-        names = dict(pod_claim_names(pod))
+        names = {entry["name"]: name for entry, name, _ in pod_claims(pod)}
         ext = (pod.get("status") or {}).get("extendedResourceClaimStatus")
         if ext:
             names["\x00extended"] = ext.get("resourceClaimName")

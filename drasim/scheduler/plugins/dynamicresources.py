@@ -19,6 +19,7 @@ from drasim.allocator import AllocatedState, Allocator, NodeAllocationFailure
 from drasim.api.devicetaints import rule_matches_device
 from drasim.api.podresources import resource_list
 from drasim.api.nodeselector import node_selector_matches
+from drasim.api.podclaims import claim_name, is_owned_by, is_reserved_for
 from drasim.metrics import Metrics
 from drasim.errors import AllocationError
 from drasim.scheduler.framework import (SKIP, CycleState, NodeInfo, PreFilterResult, Status, error_status,
@@ -63,32 +64,6 @@ class _PodClaims:
     extended_claims: dict[tuple, tuple] = field(default_factory=dict)  # routed names -> (requests, mappings, claim)
     routings: dict[tuple, object] = field(default_factory=dict)        # node allocatable of the names -> Routing
     plans: dict[tuple, object] = field(default_factory=dict)           # routed names -> Allocator.plan
-
-
-def claim_name_for(pod: dict, entry: dict) -> tuple[str | None, bool, str | None]:
-    """(claim name, must check owner, error) for one pod.spec.resourceClaims entry.
-
-    k8s: staging/src/k8s.io/dynamic-resource-allocation/resourceclaim/resourceclaim.go Name().
-    """
-    if entry.get("resourceClaimName"):
-        return entry["resourceClaimName"], False, None
-    if entry.get("resourceClaimTemplateName"):
-        for status in (pod.get("status") or {}).get("resourceClaimStatuses") or ():
-            if status.get("name") == entry.get("name"):
-                return status.get("resourceClaimName"), True, None   # None: no claim needed
-        md = pod["metadata"]
-        return None, True, f'pod "{md.get("namespace")}/{md["name"]}": ResourceClaim not created yet'
-    return None, False, "internal error: pod claim entry without claim source"
-
-
-def is_owned_by(claim: dict, pod: dict) -> bool:
-    uid = pod["metadata"]["uid"]
-    return any(ref.get("uid") == uid and ref.get("controller") for ref in claim["metadata"].get("ownerReferences") or ())
-
-
-def reserved_for_pod(claim: dict, pod: dict) -> bool:
-    uid = pod["metadata"]["uid"]
-    return any(r.get("uid") == uid for r in (claim.get("status") or {}).get("reservedFor") or ())
 
 
 class DynamicResources:
@@ -253,7 +228,7 @@ class DynamicResources:
         """All claims must exist before the pod is tried (k8s: PreEnqueue)."""
         ns = pod["metadata"].get("namespace")
         for entry in (pod.get("spec") or {}).get("resourceClaims") or ():
-            name, _, err = claim_name_for(pod, entry)
+            name, _, err = claim_name(pod, entry)
             if err:
                 return unresolvable(err)
             if name is not None and self.store.get("ResourceClaim", ns, name) is None:
@@ -265,7 +240,7 @@ class DynamicResources:
         ns = pod["metadata"].get("namespace")
         claims: list[dict] = []
         for entry in (pod.get("spec") or {}).get("resourceClaims") or ():
-            name, check_owner, err = claim_name_for(pod, entry)
+            name, check_owner, err = claim_name(pod, entry)
             if err:
                 return None, unresolvable(err)
             if name is None:
@@ -295,7 +270,7 @@ class DynamicResources:
                                            "is in the process of being allocated")
         for claim in allocated:
             if len((claim.get("status") or {}).get("reservedFor") or ()) >= RESERVED_FOR_MAX_SIZE \
-                    and not reserved_for_pod(claim, pod):
+                    and not is_reserved_for(claim, pod):
                 return None, unresolvable(f"resourceclaim {ns}/{claim['metadata']['name']} "
                                           "has reached its maximum number of consumers (256)")
         state[_STATE_KEY] = _PodClaims(claims, to_allocate, allocated, extended)
