@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from drasim import admission
 from drasim.allocator import Allocator, Features
 from drasim.api import kinds
 from drasim.api.defaults import apply_defaults
 from drasim.api.extendedresource import ExtendedResourceCache, is_dra_extended_resource_name
 from drasim.api.loader import Document
-from drasim.api.schema import unknown_fields
 from drasim.controllers.devicetainteviction import DeviceTaintEvictionController
 from drasim.controllers.quotacontroller import QuotaController
 from drasim.controllers.resourceclaim import ResourceClaimController
@@ -171,58 +171,33 @@ class ControlPlane:
 
     # -- phases -------------------------------------------------------------------
     def apply(self, documents: Iterable[Document]) -> list[dict]:
-        """Admit one phase: all objects are checked first; then each is created or updated."""
-        from drasim.api.validation import DROPPED_ON_CREATE, validate_object
-        from drasim.controllers.quotacontroller import admission_error_for
-
+        """Admit one phase: every object is checked first; then each is created or updated."""
         prepared: list[tuple[Document, dict, dict | None]] = []
+        creates: list[dict] = []
         for doc in documents:
-            obj = clone(doc.obj)
-            md = obj.setdefault("metadata", {})
-            if not md.get("name") and not md.get("generateName"):
-                raise InvalidObject(doc.kind.kind_group, "", ["metadata.name: Required value: name or generateName is required"],
-                                    doc.source)
-            unknown = unknown_fields(doc.kind.kind, obj)
-            if unknown:
-                # k8s: strict field validation, kubectl's default (device-taints.md §2.9).
-                fields = ", ".join(f'unknown field "{f}"' for f in unknown)
-                raise ManifestError(f"{doc.source}: {doc.kind.kind} in version \"{doc.kind.version}\" cannot be "
-                                    f"handled as a {doc.kind.kind}: strict decoding error: {fields}")
-            if doc.kind.namespaced and not md.get("namespace"):
-                md["namespace"] = "default"
-            old = self.store.get(doc.kind.kind, md.get("namespace"), md.get("name", "")) if md.get("name") else None
-            if old is not None:
-                obj = _merge_for_apply(old, obj, doc.kind)
-            elif doc.kind.kind in DROPPED_ON_CREATE:
-                obj.pop("status", None)
-            apply_defaults(obj, self.clock.timestamp(), old, namespaced=doc.kind.namespaced)
-            if old is None and not md.get("name"):   # k8s: BeforeCreate names the object first
-                obj["metadata"]["name"] = self.store.generate_name(doc.kind, md["generateName"],
-                                                                   md.get("namespace") or "")
-            errors = validate_object(obj, old)
-            if errors:
-                raise InvalidObject(doc.kind.kind_group, md.get("name") or md.get("generateName", ""), errors,
-                                    doc.source)
+            md = doc.obj.get("metadata") or {}
+            ns = (md.get("namespace") or "default") if doc.kind.namespaced else None
+            old = self.store.get(doc.kind.kind, ns, md["name"]) if md.get("name") else None
+            obj = doc.obj if old is None else _merge_for_apply(old, doc.obj, doc.kind)
+            obj = admission.prepare(self.store, doc.kind, obj, old, doc.source)
+            if old is None:
+                admission.admit(self.store, self.er_cache, doc.kind, obj, doc.source, creates)
+                creates.append(obj)
             prepared.append((doc, obj, old))
-        created: list[dict] = []
+        stored: list[dict] = []
         for doc, obj, old in prepared:
+            if old is not None:
+                stored.append(self._update(doc.kind, obj))
+                continue
             if doc.kind.namespaced:
                 self._ensure_namespace(obj["metadata"]["namespace"])
-            if old is None:
-                if doc.kind.kind in ("Pod", "ResourceClaim"):
-                    message = admission_error_for(self.store, self.er_cache, obj)
-                    if message:
-                        raise InputError(f'{doc.source}: {doc.kind.kind_group} "{obj["metadata"].get("name")}" '
-                                         f"is forbidden: {message}")
-                self.clock.advance(1)   # a later document gets a later creationTimestamp
-                obj["metadata"].setdefault("creationTimestamp", self.clock.timestamp())
-                try:
-                    created.append(self.store.create(obj))
-                except StoreError as e:
-                    raise InputError(f"{doc.source}: {e}") from None
-            else:
-                created.append(self._update(doc.kind, obj))
-        return created
+            self.clock.advance(1)   # a later document gets a later creationTimestamp
+            obj["metadata"].setdefault("creationTimestamp", self.clock.timestamp())
+            try:
+                stored.append(self.store.create(obj, copy=False))
+            except StoreError as e:
+                raise InputError(f"{doc.source}: {e}") from None
+        return stored
 
     def _update(self, kind: kinds.Kind, obj: dict) -> dict:
         status = obj.get("status")
@@ -239,36 +214,15 @@ class ControlPlane:
             self.store.create(ns)
 
     def create(self, obj: dict, *, source: str = "") -> dict:
-        """Create one object as a client would (defaulted, validated, admitted), without a phase.
-
-        Used by drivers such as the benchmark runner; the clock does not move.
-        """
-        from drasim.api.validation import DROPPED_ON_CREATE, validate_object
-        from drasim.controllers.quotacontroller import admission_error_for
-
-        kind = kinds.BY_KIND.get(obj.get("kind", ""))
-        if kind is None or kinds.lookup(obj.get("apiVersion", ""), obj["kind"]) is None:
+        """Create one object as a client would (decoded, defaulted, validated, admitted), outside a
+        phase: drivers such as the benchmark runner use it. The clock does not move."""
+        kind = kinds.lookup(obj.get("apiVersion", ""), obj.get("kind", ""))
+        if kind is None:
             raise ManifestError(f'{source}: no matches for kind "{obj.get("kind")}" in version "{obj.get("apiVersion")}"')
-        obj = clone(obj)
-        if kind.kind in DROPPED_ON_CREATE:
-            obj.pop("status", None)
-        unknown = unknown_fields(kind.kind, obj)
-        if unknown:
-            raise ManifestError(f'{source}: strict decoding error: unknown field "{unknown[0]}"')
-        apply_defaults(obj, self.clock.timestamp(), None, namespaced=kind.namespaced)
-        md = obj["metadata"]
-        if not md.get("name") and md.get("generateName"):   # k8s: BeforeCreate names the object first
-            md["name"] = self.store.generate_name(kind, md["generateName"], md.get("namespace") or "")
-        errors = validate_object(obj)
-        if errors:
-            md = obj.get("metadata") or {}
-            raise InvalidObject(kind.kind_group, md.get("name") or md.get("generateName", ""), errors, source)
+        obj = admission.prepare(self.store, kind, obj, None, source)
         if kind.namespaced:
             self._ensure_namespace(obj["metadata"]["namespace"])
-            if kind.kind in ("Pod", "ResourceClaim"):
-                message = admission_error_for(self.store, self.er_cache, obj)
-                if message:
-                    raise InputError(f'{source}: {kind.kind_group} "{obj["metadata"].get("name")}" is forbidden: {message}')
+        admission.admit(self.store, self.er_cache, kind, obj, source)
         return self.store.create(obj, copy=False)
 
     def step(self) -> bool:

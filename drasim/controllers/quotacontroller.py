@@ -49,14 +49,18 @@ class QuotaController:
                 self.store.update_status(dict(q, status=clone(status)))
 
 
-def admission_error_for(store: MemoryStore, er_cache, obj: dict) -> str | None:
-    """The quota admission message for creating obj, or None when it fits every quota."""
+def admission_error_for(store: MemoryStore, er_cache, obj: dict, pending: list[dict] = ()) -> str | None:
+    """The quota admission message for creating obj, or None when it fits every quota.
+
+    `pending` are objects admitted earlier in the same request batch but not stored yet.
+    """
     namespace = obj["metadata"].get("namespace")
     quotas = store.list("ResourceQuota", namespace)
     if not quotas:
         return None
-    pods = store.list("Pod", namespace)
-    claims = store.list("ResourceClaim", namespace)
+    ahead = [o for o in pending if o["metadata"].get("namespace") == namespace]
+    pods = store.list("Pod", namespace) + [o for o in ahead if o["kind"] == "Pod"]
+    claims = store.list("ResourceClaim", namespace) + [o for o in ahead if o["kind"] == "ResourceClaim"]
     if obj["kind"] == "Pod":
         delta = quota.pod_usage(obj)
     else:

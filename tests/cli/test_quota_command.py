@@ -45,3 +45,31 @@ spec:
     err = capsys.readouterr().err
     assert 'Pod "greedy" is forbidden: exceeded quota: gpus, requested: requests.example.com/gpu=2, ' \
            'used: requests.example.com/gpu=5, limited: requests.example.com/gpu=6' in err
+
+
+def test_over_quota_phase_is_not_half_applied(tmp_path, capsys):
+    """Two pods in one phase, the second over quota: the phase is rejected whole, the first not created."""
+    extra = tmp_path / "more.yaml"
+    extra.write_text("""
+apiVersion: v1
+kind: Pod
+metadata: {name: fits, namespace: research}
+spec:
+  containers: [{name: app, image: i, resources: {limits: {example.com/gpu: "1"}}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: too-many, namespace: research}
+spec:
+  containers: [{name: app, image: i, resources: {limits: {example.com/gpu: "1"}}}]
+""")
+    from drasim.api.loader import load_paths
+    from drasim.controlplane import ControlPlane
+    from drasim.errors import InputError
+    import pytest
+    cp = ControlPlane()
+    for phase in PHASES:
+        cp.run_phase(load_paths([phase]))
+    with pytest.raises(InputError, match='Pod "too-many" is forbidden: exceeded quota: gpus'):
+        cp.run_phase(load_paths([extra]))
+    assert cp.store.get("Pod", "research", "fits") is None

@@ -1,0 +1,67 @@
+"""The API server's write path for a create or update: strict decoding, defaulting, naming,
+validation and quota admission — in that order, as kube-apiserver does it.
+
+k8s: staging/src/k8s.io/apiserver/pkg/registry/rest (BeforeCreate/BeforeUpdate),
+     the resource strategies (PrepareForCreate drops status for some kinds),
+     plugin/pkg/admission/resourcequota.
+Used by ControlPlane.apply (phases of manifests), ControlPlane.create (clients such as the
+benchmark runner) and, later, the HTTP API server. Every check happens before anything is
+stored, so a rejected request changes nothing.
+"""
+from __future__ import annotations
+
+from drasim.api import kinds
+from drasim.api.defaults import apply_defaults
+from drasim.api.schema import unknown_fields
+from drasim.api.validation import DROPPED_ON_CREATE, validate_object
+from drasim.controllers.quotacontroller import admission_error_for
+from drasim.errors import InputError, InvalidObject, ManifestError
+from drasim.store import MemoryStore, clone
+
+QUOTA_ADMITTED = ("Pod", "ResourceClaim")
+
+
+def strict_decoding_error(kind: kinds.Kind, obj: dict, source: str) -> ManifestError | None:
+    """k8s: strict field validation, kubectl's default (device-taints.md §2.9)."""
+    unknown = unknown_fields(kind.kind, obj)
+    if not unknown:
+        return None
+    fields = ", ".join(f'unknown field "{f}"' for f in unknown)
+    return ManifestError(f'{source}: {kind.kind} in version "{kind.version}" cannot be handled as a '
+                         f"{kind.kind}: strict decoding error: {fields}")
+
+
+def prepare(store: MemoryStore, kind: kinds.Kind, obj: dict, old: dict | None, source: str) -> dict:
+    """A decoded, defaulted, named and validated copy of obj, ready to store; raises InputError."""
+    obj = clone(obj)
+    md = obj.setdefault("metadata", {})
+    if not isinstance(md, dict):
+        raise ManifestError(f"{source}: metadata: must be an object")
+    if not md.get("name") and not md.get("generateName") and old is None:
+        raise InvalidObject(kind.kind_group, "", ["metadata.name: Required value: name or generateName is required"],
+                            source)
+    problem = strict_decoding_error(kind, obj, source)
+    if problem is not None:
+        raise problem
+    if old is None and kind.kind in DROPPED_ON_CREATE:
+        obj.pop("status", None)
+    apply_defaults(obj, store.clock.timestamp(), old, namespaced=kind.namespaced)
+    if old is None:   # k8s: BeforeCreate names the object and gives it a uid before validation
+        if not md.get("name"):
+            md["name"] = store.generate_name(kind, md["generateName"], md.get("namespace") or "")
+        md.setdefault("uid", store.new_uid())
+    errors = validate_object(obj, old)
+    if errors:
+        raise InvalidObject(kind.kind_group, md.get("name") or md.get("generateName", ""), errors, source)
+    return obj
+
+
+def admit(store: MemoryStore, er_cache, kind: kinds.Kind, obj: dict, source: str,
+          pending: list[dict] = ()) -> None:
+    """Quota admission of a create (k8s: the ResourceQuota admission plugin); `pending` are the
+    creates admitted before it in the same phase, not stored yet."""
+    if kind.kind not in QUOTA_ADMITTED:
+        return
+    message = admission_error_for(store, er_cache, obj, pending)
+    if message:
+        raise InputError(f'{source}: {kind.kind_group} "{obj["metadata"].get("name")}" is forbidden: {message}')
