@@ -69,7 +69,8 @@ class ControlPlane:
         self.scheduler.resource_alias = self.resource_alias
         self.dra.resource_alias = self.resource_alias
         self.dra.class_alias = self.class_alias
-        self.claim_controller = ResourceClaimController(self.store, self.metrics)
+        self.dra.create_claim = self.client_create
+        self.claim_controller = ResourceClaimController(self.store, self.metrics, create=self.client_create)
         self.eviction_controller = DeviceTaintEvictionController(self.store, self.clock)
         self.quota_controller = QuotaController(self.store, self.er_cache)
         self.kubelets = Kubelets(self.store)
@@ -223,6 +224,18 @@ class ControlPlane:
         if kind.namespaced:
             self._ensure_namespace(obj["metadata"]["namespace"])
         admission.admit(self.store, self.er_cache, kind, obj, source)
+        return self.store.create(obj, copy=False)
+
+    def client_create(self, obj: dict) -> dict:
+        """A create by a component (controller, scheduler) through the API server: named, given a
+        uid, and quota-admitted like any client's (extended-resources.md §11.7). The dict is
+        handed over. Raises InputError when admission forbids it."""
+        kind = kinds.BY_KIND[obj["kind"]]
+        md = obj["metadata"]
+        if not md.get("name"):
+            md["name"] = self.store.generate_name(kind, md["generateName"], md.get("namespace") or "")
+        md.setdefault("uid", self.store.new_uid())
+        admission.admit(self.store, self.er_cache, kind, obj, "")
         return self.store.create(obj, copy=False)
 
     def step(self) -> bool:

@@ -101,8 +101,10 @@ def default_pod(obj: dict, now: str) -> None:
     spec = obj.get("spec")
     if not isinstance(spec, dict):
         return
-    for c in (spec.get("containers") or []) + (spec.get("initContainers") or []):
-        _container(c)
+    for key in ("containers", "initContainers"):
+        if isinstance(spec.get(key), list):   # wrong types are reported by validation, not here
+            for c in spec[key]:
+                _container(c)
     spec.setdefault("restartPolicy", "Always")
     spec.setdefault("schedulerName", DEFAULT_SCHEDULER)
     spec.setdefault("terminationGracePeriodSeconds", 30)
@@ -123,13 +125,14 @@ def default_pod(obj: dict, now: str) -> None:
 
 def qos_class(spec: dict) -> str:
     """k8s: pkg/apis/core/v1/helper/qos: Guaranteed, Burstable or BestEffort (cpu and memory only)."""
-    containers = [c for c in (spec.get("containers") or []) + (spec.get("initContainers") or []) if isinstance(c, dict)]
+    containers = [c for key in ("containers", "initContainers") if isinstance(spec.get(key), list)
+                  for c in spec[key] if isinstance(c, dict)]
     any_set = False
     guaranteed = True
     for c in containers:
-        res = c.get("resources") or {}
-        req = res.get("requests") or {} if isinstance(res, dict) else {}
-        lim = res.get("limits") or {} if isinstance(res, dict) else {}
+        res = c.get("resources") if isinstance(c.get("resources"), dict) else {}
+        req = res.get("requests") if isinstance(res.get("requests"), dict) else {}
+        lim = res.get("limits") if isinstance(res.get("limits"), dict) else {}
         for name in ("cpu", "memory"):
             if name in req or name in lim:
                 any_set = True

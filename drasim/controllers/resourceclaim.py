@@ -17,7 +17,8 @@ from collections import deque
 
 from drasim.store.events import WARNING, record_event
 from drasim.metrics import Metrics
-from drasim.store import DELETED, MemoryStore, StoreError, WatchEvent, clone
+from drasim.errors import InputError
+from drasim.store import DELETED, MemoryStore, WatchEvent, clone
 
 COMPONENT = "resource_claim"
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
@@ -44,8 +45,11 @@ def is_pod_done(pod: dict) -> bool:
 class ResourceClaimController:
     name = "resourceclaim-controller"
 
-    def __init__(self, store: MemoryStore, metrics: Metrics | None = None) -> None:
+    def __init__(self, store: MemoryStore, metrics: Metrics | None = None, create=None) -> None:
         self.store = store
+        # Creates go through the API server (quota admission): see ControlPlane.client_create.
+        self._create = create or (lambda obj: store.create(obj, copy=False))
+        self._blocked: dict[str, set[tuple[str, str]]] = {}   # namespace -> pods whose claim create was refused
         self.metrics = metrics
         self._pods: deque[tuple[str, str]] = deque()
         self._claims: deque[tuple[str, str]] = deque()
@@ -53,7 +57,7 @@ class ResourceClaimController:
         # Indexes (informer indexers): pod uid -> claims it owns / claims reserved for it.
         self._owned: dict[str, set[tuple[str, str]]] = {}
         self._reserved: dict[str, set[tuple[str, str]]] = {}
-        store.subscribe(self._on_event, kinds=("Pod", "ResourceClaim"))
+        store.subscribe(self._on_event, kinds=("Pod", "ResourceClaim", "ResourceQuota"))
 
     def _enqueue(self, kind: str, ns: str, name: str) -> None:
         key = (kind, ns, name)
@@ -69,13 +73,22 @@ class ResourceClaimController:
                 self._enqueue("Pod", md.get("namespace"), md["name"])
             if ev.type == DELETED or is_pod_done(ev.obj):
                 self._enqueue_claims_of(ev.obj)
+        elif ev.kind == "ResourceQuota":
+            self._unblock(md.get("namespace"))
         elif ev.kind == "ResourceClaim":
             key = (md.get("namespace"), md["name"])
+            if ev.type == DELETED:
+                self._unblock(md.get("namespace"))
             if ev.old is not None:
                 self._unindex(ev.old, key)
             if ev.type != DELETED:
                 self._index(ev.obj, key)
                 self._enqueue("ResourceClaim", *key)
+
+    def _unblock(self, namespace: str | None) -> None:
+        """Room may have been made in the namespace's quota: try refused creates again (k8s retries)."""
+        for ns, name in sorted(self._blocked.pop(namespace or "", ())):
+            self._enqueue("Pod", ns, name)
 
     @staticmethod
     def _uids(claim: dict) -> tuple[list[str], list[str]]:
@@ -179,8 +192,9 @@ class ResourceClaimController:
         if t_md.get("labels"):
             claim["metadata"]["labels"] = dict(t_md["labels"])
         try:
-            created = self.store.create(claim, copy=False)
-        except StoreError as e:
+            created = self._create(claim)
+        except InputError as e:
+            self._blocked.setdefault(ns, set()).add((ns, pod["metadata"]["name"]))
             if self.metrics:
                 self.metrics.claim_creates.labels(status="failure", admin_access="false").inc()
             record_event(self.store, pod, WARNING, "FailedResourceClaimCreation",

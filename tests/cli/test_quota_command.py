@@ -73,3 +73,37 @@ spec:
     with pytest.raises(InputError, match='Pod "too-many" is forbidden: exceeded quota: gpus'):
         cp.run_phase(load_paths([extra]))
     assert cp.store.get("Pod", "research", "fits") is None
+
+
+def test_scheduler_claim_create_is_quota_admitted(tmp_path):
+    """The claim the scheduler writes for extended resources goes through quota admission: with the
+    implicit-key quota used up, PreBind fails and the pod stays Pending with no claim (spec §11.7)."""
+    from drasim.api.loader import load_paths
+    from drasim.controlplane import ControlPlane
+    tight = tmp_path / "tight.yaml"
+    tight.write_text("""
+apiVersion: v1
+kind: ResourceQuota
+metadata: {name: devices, namespace: research}
+spec:
+  hard: {team-gpu.deviceclass.resource.k8s.io/devices: "0"}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: legacy-dra, namespace: research}
+spec:
+  nodeSelector: {kubernetes.io/hostname: dra-node}
+  containers:
+  - name: app
+    image: registry.example.com/app:1
+    resources: {limits: {example.com/gpu: "1"}}
+""")
+    cp = ControlPlane()
+    cp.run_phase(load_paths([EXAMPLE / "cluster.yaml"]))
+    cp.run_phase(load_paths([tight]))
+    pod = cp.store.get("Pod", "research", "legacy-dra")
+    assert pod["spec"].get("nodeName") is None
+    assert "extendedResourceClaimStatus" not in pod["status"]
+    assert cp.store.list("ResourceClaim", "research") == []
+    cond = next(c for c in pod["status"]["conditions"] if c["type"] == "PodScheduled")
+    assert cond["reason"] == "SchedulerError" and "exceeded quota: devices" in cond["message"]

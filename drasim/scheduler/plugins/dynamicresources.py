@@ -21,7 +21,7 @@ from drasim.api.podresources import resource_list
 from drasim.api.nodeselector import node_selector_matches
 from drasim.api.podclaims import claim_name, is_owned_by, is_reserved_for
 from drasim.metrics import Metrics
-from drasim.errors import AllocationError
+from drasim.errors import AllocationError, InputError
 from drasim.scheduler.framework import (SKIP, CycleState, NodeInfo, PreFilterResult, Status, error_status,
                                         get_state, unresolvable, unschedulable, verdict_extra)
 from drasim.scheduler.plugins import extendedresources as ext
@@ -79,6 +79,8 @@ class DynamicResources:
         self._touch_node = touch_node or (lambda name: None)
         self._touch_all = touch_all or (lambda: None)
         self.resource_alias = None                 # see ControlPlane.resource_alias
+        # How the scheduler's client creates objects (quota admission applies); see ControlPlane.
+        self.create_claim = lambda claim: store.create(claim, copy=False)
         self.class_alias = lambda name: None
         self.allocator = allocator
         self.er_cache = er_cache
@@ -497,8 +499,8 @@ class DynamicResources:
         claim = ext.new_extended_resource_claim(pod, requests)
         claim["metadata"]["finalizers"] = [DELETE_PROTECTION_FINALIZER]
         try:
-            created = self.store.create(claim, copy=False)
-        except Exception as e:  # quota admission or a name clash: PreBind fails, pod retried
+            created = self.create_claim(claim)
+        except InputError as e:  # quota admission or a name clash: PreBind fails, the pod is retried
             if self.metrics:
                 self.metrics.claim_creates.labels(status="failure", admin_access="false").inc()
             return error_status(f"create ResourceClaim for extended resources: {e}")
