@@ -23,6 +23,7 @@ from drasim.controllers.resourceclaim import ResourceClaimController
 from drasim.errors import InputError, InvalidObject, ManifestError
 from drasim.metrics import Metrics
 from drasim.node.kubelet import Kubelets
+from drasim.scheduler.plugins.defaultpreemption import DefaultPreemption
 from drasim.scheduler.plugins.dynamicresources import DynamicResources
 from drasim.scheduler.plugins import names
 from drasim.scheduler.plugins.registry import REGISTRY
@@ -90,6 +91,12 @@ class ControlPlane:
         for entry in names.DEFAULT_PROFILE:
             if entry.name == names.DYNAMIC_RESOURCES:
                 plugins.append(self.dra)
+            elif entry.name == names.DEFAULT_PREEMPTION:
+                plugins.append(DefaultPreemption(
+                    nodes=lambda: self.scheduler.cache.nodes(),
+                    run_filters=lambda state, pod, node: self.scheduler.filters_fit(state, pod, node),
+                    evict=lambda victim, pod, node: self.scheduler.evict_for_preemption(victim, pod, node),
+                    nominate=lambda pod, node: self.scheduler.nominate(pod, node)))
             elif entry.simulated and entry.name in REGISTRY:
                 plugins.append(REGISTRY[entry.name](self, None))
         return plugins

@@ -17,6 +17,9 @@ from drasim.errors import ManifestError
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
+# libyaml's loader when PyYAML was built with it (the wheels are): same results, ~10x faster.
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 # Fields the API server owns or that make no sense to replay from a snapshot.
 _DROPPED_METADATA = ("managedFields", "selfLink")
 
@@ -48,7 +51,7 @@ def _parse(path: Path, text: str) -> list:
         if path.suffix == ".json":
             data = json.loads(text)
             return [data]
-        return list(yaml.safe_load_all(text))
+        return list(yaml.load_all(text, Loader=_YAML_LOADER))
     except json.JSONDecodeError as e:
         raise ManifestError(f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
     except yaml.YAMLError as e:

@@ -104,7 +104,7 @@ def run_workload(config: Config, tc: TestCase, w: Workload, *, seed: int = 0,
         metrics = {k: v for k, v in result.items() if k != "suffix"}
         metrics.update(totals)
         passed, extra = check_threshold(metrics.get("SchedulingThroughput"), threshold)
-        if metrics.get("ThroughputTick") not in (None, 1.0):
+        if metrics.get("ThroughputTick") not in (None, 1.0) and metrics.get("SchedulingThroughput"):
             extra = extra + [f"SchedulingThroughput from {metrics['ThroughputTick']} s ticks: the phase "
                              "was too short for scheduler_perf's 1 s ticker"]
         name = f"{tc.name}/{w.name}/{result['suffix']}" if result["suffix"] else f"{tc.name}/{w.name}"

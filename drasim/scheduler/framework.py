@@ -137,7 +137,7 @@ class FilterPlugin(Protocol):
 class PostFilterPlugin(Protocol):
     name: ClassVar[str]
 
-    def post_filter(self, state: CycleState, pod: dict, statuses: dict[str, Status]) -> Status | None: ...
+    def post_filter(self, state: CycleState, pod: dict, diagnosis: "Diagnosis") -> Status | None: ...
 
 
 @runtime_checkable

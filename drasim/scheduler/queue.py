@@ -194,6 +194,14 @@ class SchedulingQueue:
         """The pod was bound: it leaves the queue."""
         self.remove(uid)
 
+    def hint_matches(self, hint: Hint, uid: str) -> bool:
+        """Whether the hint would move this unschedulable pod."""
+        info = self._unschedulable.get(uid)
+        if info is None:
+            return False
+        return (hint.everything or uid in hint.pods or bool(hint.plugins & info.unschedulable_plugins)
+                or (hint.gated and info.gated))
+
     def move(self, hint: Hint) -> int:
         """Move the unschedulable pods the hint names to backoffQ or activeQ."""
         if hint.everything:

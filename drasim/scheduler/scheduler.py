@@ -67,6 +67,13 @@ class Profile:
         self.pre_bind = having(PreBindPlugin)
 
 
+_FILTERS_KEY = "drasim/filters"
+
+
+class _PreFilterRejected(Exception):
+    """A PreFilter plugin rejected the pod; the diagnosis says why."""
+
+
 class SchedulingFailure(Exception):
     """A cycle that ended without a node: carries the status to report."""
 
@@ -97,6 +104,7 @@ class Scheduler:
         self.metrics = metrics
         self.attempts = 0
         self.filter_cache = FilterCache(enabled=filter_cache)
+        self._in_flight: list[Hint] | None = None   # hints seen during the current cycle
         self._signers = [p for p in self.profile.plugins if hasattr(p, "signature")]
         self._stashers = [p for p in self.profile.plugins if hasattr(p, "verdict_extra")]
         self.resource_alias: Callable[[str], str | None] | None = None   # see ControlPlane.resource_alias
@@ -118,6 +126,8 @@ class Scheduler:
             hint = self.event_interest(ev, self.queue)
             if hint is not None:
                 self.queue.move(hint)
+                if self._in_flight is not None:
+                    self._in_flight.append(hint)
 
     def _on_pod(self, ev: WatchEvent) -> None:
         pod = ev.obj
@@ -169,6 +179,13 @@ class Scheduler:
 
     # -- the scheduling cycle -----------------------------------------------------
     def schedule_one(self, info: QueuedPod) -> None:
+        self._in_flight = []
+        try:
+            self._schedule_one(info)
+        finally:
+            self._in_flight = None
+
+    def _schedule_one(self, info: QueuedPod) -> None:
         pod = info.pod
         self.attempts += 1
         for plugin in self.profile.pre_enqueue:
@@ -192,8 +209,12 @@ class Scheduler:
             raise SchedulingFailure(Status(Code.UNSCHEDULABLE, ("no nodes available to schedule pods",)),
                                     "no nodes available to schedule pods", set())
         diagnosis = Diagnosis()
-        allowed, skip = self._pre_filter(state, pod, nodes, diagnosis)
+        try:
+            allowed, skip = self._pre_filter(state, pod, nodes, diagnosis)
+        except _PreFilterRejected:
+            self._fail(state, pod, nodes, diagnosis)
         filters = [p for p in self.profile.filter if p.name not in skip]
+        state[_FILTERS_KEY] = filters
         index = None
         if allowed is None:
             index = self.filter_cache.index(self._signature(state, pod, skip), self.cache, len(nodes))
@@ -221,12 +242,13 @@ class Scheduler:
                 if status.code == Code.ERROR:
                     msg = f'running PreFilter plugin "{plugin.name}": {status.message()}'
                     raise SchedulingFailure(Status(Code.ERROR, (msg,), plugin.name), msg, {plugin.name})
+                # k8s: findNodesThatFitPod — every node shares the PreFilter verdict (which
+                # preemption sees too), its message replaces the per-node counts, and the
+                # cycle goes on to PostFilter.
                 diagnosis.pre_filter_msg = status.message()
                 diagnosis.unschedulable_plugins.add(plugin.name)
-                # All nodes share the PreFilter verdict.
                 diagnosis.absent_status = status.with_plugin(plugin.name)
-                raise SchedulingFailure(status.with_plugin(plugin.name),
-                                        fit_error_message(len(nodes), diagnosis), {plugin.name})
+                raise _PreFilterRejected()
             if status is not None and status.is_skip:
                 skip.add(plugin.name)
             if result is not None and result.node_names is not None:
@@ -327,13 +349,47 @@ class Scheduler:
             return status.with_plugin(plugin.name)
         return None
 
+    # -- what DefaultPreemption needs from the scheduler ------------------------------------
+    def filters_fit(self, state: CycleState, pod: dict, node: NodeInfo) -> Status | None:
+        """This cycle's Filter plugins on a what-if node (preemption); errors count as no fit."""
+        try:
+            return self._run_filters(state.get(_FILTERS_KEY, self.profile.filter), state, pod, node)
+        except SchedulingFailure as failure:
+            return failure.status
+
+    def evict_for_preemption(self, victim: dict, preemptor: dict, node_name: str) -> None:
+        """k8s: preemption prepareCandidate — DisruptionTarget condition, event, delete."""
+        md = victim["metadata"]
+        current = self.store.get("Pod", md.get("namespace"), md["name"])
+        if current is None:
+            return
+        status = clone(current.get("status") or {})
+        set_condition(status, {"type": "DisruptionTarget", "status": "True", "lastTransitionTime": self.clock.timestamp(),
+                               "reason": "PreemptionByScheduler",
+                               "message": f"{SCHEDULER_NAME}: preempting to accommodate a higher priority pod"})
+        current = self.store.update_status(dict(current, status=status), copy=False)
+        record_event(self.store, current, NORMAL, "Preempted",
+                     f"Preempted by pod {preemptor['metadata']['uid']} on node {node_name}", SCHEDULER_NAME)
+        self.store.delete("Pod", md.get("namespace"), md["name"], uid=md.get("uid"))
+
+    def nominate(self, pod: dict, node_name: str) -> None:
+        current = self.store.get("Pod", pod["metadata"].get("namespace"), pod["metadata"]["name"])
+        if current is not None:
+            status = dict(current.get("status") or {}, nominatedNodeName=node_name)
+            self.store.update_status(dict(current, status=status), copy=False)
+
     def _run_post_filter(self, state: CycleState, pod: dict, diagnosis: Diagnosis) -> str:
-        messages = []
+        """k8s: RunPostFilterPlugins — in order; a success or an unresolvable status ends the
+        run with that plugin's message, otherwise all reasons are joined with ", "."""
+        reasons: list[str] = []
         for plugin in self.profile.post_filter:
-            status = plugin.post_filter(state, pod, diagnosis.node_to_status)
-            if status is not None and status.reasons:
-                messages.append(status.message())
-        return " ".join(messages)
+            status = plugin.post_filter(state, pod, diagnosis)
+            if status is None or status.code == Code.SUCCESS:
+                return status.message() if status is not None else ""
+            if status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
+                return status.message()
+            reasons.extend(status.reasons)
+        return ", ".join(reasons)
 
     def _pre_score(self, state: CycleState, pod: dict, nodes: list[NodeInfo]) -> tuple[list, list]:
         """PreScore; returns the active Score plugins split into (no normalization, normalization)."""
@@ -420,6 +476,7 @@ class Scheduler:
         bound = dict(current, spec=dict(current["spec"], nodeName=node_name),
                      metadata=dict(current["metadata"]))
         status = dict(current.get("status") or {})
+        status.pop("nominatedNodeName", None)   # k8s: cleared once the pod is bound
         status["conditions"] = [dict(c) for c in status.get("conditions") or ()]
         set_condition(status, {"type": "PodScheduled", "status": "True", "lastProbeTime": None,
                                "lastTransitionTime": self.clock.timestamp()})
@@ -446,6 +503,10 @@ class Scheduler:
         plugins = failure.plugins or {"_error"}
         info.pod = self.store.get("Pod", pod["metadata"].get("namespace"), pod["metadata"]["name"]) or pod
         self.queue.mark_unschedulable(info, plugins)
+        # k8s: events that arrived while the pod was in flight (e.g. preemption victims
+        # deleted in PostFilter) are replayed for it, so it is not parked past its chance.
+        if any(self.queue.hint_matches(hint, info.uid) for hint in self._in_flight or ()):
+            self.queue.move(Hint(pods=frozenset((info.uid,))))
 
 
 def set_condition(status: dict, condition: dict) -> bool:

@@ -40,7 +40,9 @@ def test_gpu_64gi_picks_only_64gi_devices():
     assert got == ["driver.example.com/gpu-node-1/gpu-1", "driver.example.com/gpu-node-1/gpu-3"]
     assert pods["trainer-2"]["spec"].get("nodeName") is None
     cond = next(c for c in pods["trainer-2"]["status"]["conditions"] if c["type"] == "PodScheduled")
-    assert cond["message"] == "0/1 nodes are available: 1 cannot allocate all claims."
+    # As kube-scheduler words it: Filter reasons, then DynamicResources' and DefaultPreemption's PostFilter.
+    assert cond["message"] == ("0/1 nodes are available: 1 cannot allocate all claims. still not schedulable, "
+                               "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.")
 
 
 @pytest.mark.parametrize(("example", "resource", "count"), [

@@ -388,25 +388,28 @@ class DynamicResources:
         return cached[1]
 
     # -- PostFilter -----------------------------------------------------------------
-    def post_filter(self, state: CycleState, pod: dict, statuses: dict[str, Status]) -> Status | None:
-        """Deallocate an allocated claim that fits no node, if nobody else uses it (allocator.md §19.5)."""
+    def post_filter(self, state: CycleState, pod: dict, diagnosis) -> Status | None:
+        """Deallocate an allocated claim that fits no node if nobody else uses it (allocator.md §19.5).
+
+        k8s: dynamicresources.go PostFilter; its messages end up in the pod's condition.
+        """
         s: _PodClaims | None = state.get(_STATE_KEY)
-        if s is None or not s.allocated:
-            return None
-        if not any(REASON_NOT_AVAILABLE in st.reasons for st in statuses.values()):
-            return unschedulable("still not schedulable")
-        for claim in s.allocated:
-            reserved = (claim.get("status") or {}).get("reservedFor") or []
-            if all(r.get("uid") == pod["metadata"]["uid"] for r in reserved):
-                current = self.store.get("ResourceClaim", claim["metadata"]["namespace"], claim["metadata"]["name"])
-                if current is None:
-                    continue
-                status = clone(current.get("status") or {})
-                status.pop("allocation", None)
-                status.pop("reservedFor", None)
-                status.pop("devices", None)
-                self.store.update_status(dict(current, status=status))
-                return unschedulable("deallocation of ResourceClaim completed")
+        if s is None or (not s.claims and not s.extended):
+            return unschedulable("no new claims to deallocate")
+        unavailable = {n for n, st in diagnosis.node_to_status.items() if REASON_NOT_AVAILABLE in st.reasons}
+        if unavailable:
+            for claim in s.allocated:
+                reserved = (claim.get("status") or {}).get("reservedFor") or []
+                if len(reserved) == 0 or (len(reserved) == 1 and reserved[0].get("uid") == pod["metadata"]["uid"]):
+                    current = self.store.get("ResourceClaim", claim["metadata"]["namespace"],
+                                             claim["metadata"]["name"])
+                    if current is None:
+                        continue
+                    status = dict(current.get("status") or {})
+                    for field in ("allocation", "reservedFor", "devices"):
+                        status.pop(field, None)
+                    self.store.update_status(dict(current, status=status), copy=False)
+                    return unschedulable("deallocation of ResourceClaim completed")
         return unschedulable("still not schedulable")
 
     # -- Reserve / Unreserve ----------------------------------------------------------

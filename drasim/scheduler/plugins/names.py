@@ -38,8 +38,7 @@ class ProfileEntry:
     with the framework's default of 1 only if it implements Score).
     `simulated` is False for plugins drasim does not model; the cycle treats
     them as always passing and scoring 0, which leaves rankings unchanged only
-    while their inputs are absent (no images, no volumes, no topology spread
-    constraints, no inter-pod affinity).
+    while their inputs are absent (no images, no volumes).
     """
 
     name: str
@@ -65,8 +64,8 @@ DEFAULT_PROFILE: tuple[ProfileEntry, ...] = (
     ProfileEntry(NODE_VOLUME_LIMITS, simulated=False),
     ProfileEntry(VOLUME_BINDING, simulated=False),
     ProfileEntry(VOLUME_ZONE, simulated=False),
-    ProfileEntry(POD_TOPOLOGY_SPREAD, 2, simulated=False),  # out of scope for now
-    ProfileEntry(INTER_POD_AFFINITY, 2, simulated=False),   # out of scope for now
+    ProfileEntry(POD_TOPOLOGY_SPREAD, 2),
+    ProfileEntry(INTER_POD_AFFINITY, 2),
     ProfileEntry(DYNAMIC_RESOURCES),
     ProfileEntry(DEFAULT_PREEMPTION, simulated=False),
     ProfileEntry(NODE_RESOURCES_BALANCED_ALLOCATION, 1),
