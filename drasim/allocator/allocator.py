@@ -62,7 +62,7 @@ class Allocator:
         self._classes: dict[str, ClassRec] = {}
         self._views: dict[str, _NodeView] = {}
         self._pool_nodes: dict[tuple[str, str], set[str]] = {}
-        self._prepared: dict[tuple, PreparedClaim] = {}
+        self._prepared: dict[str, PreparedClaim] = {}
         self._prepared_by_id: dict[int, tuple[dict, PreparedClaim]] = {}
         self._usable: dict[tuple, tuple] = {}   # (view serial, selection) -> (allocation token, usable count)
 
@@ -216,20 +216,21 @@ class Allocator:
         return view
 
     def _prepare(self, claim: dict) -> PreparedClaim:
-        """Prepared once per claim content: claims from one template (or one pod's extended
-        resources, rebuilt per node) share it. The label (namespace/name) is part of the key
-        because error messages name the claim."""
+        """Prepared once per claim spec: claims from one template (or one pod's extended
+        resources, rebuilt per node) share the work; each gets its own name for messages."""
         by_id = self._prepared_by_id.get(id(claim))
         if by_id is not None and by_id[0] is claim:
             return by_id[1]
-        meta = claim.get("metadata") or {}
-        key = (meta.get("namespace"), meta.get("name"), repr(claim.get("spec")))
-        prepared = self._prepared.get(key)
-        if prepared is None:
+        key = repr(claim.get("spec"))
+        shared = self._prepared.get(key)
+        if shared is not None:
+            prepared = shared.for_claim(claim)
+        else:
             prepared = prepare_claim(claim, self._classes, self.features)
-            if len(self._prepared) >= 4096:
-                self._prepared.clear()
-            self._prepared[key] = prepared
+            if prepared.error is None:   # errors name the claim: not shareable
+                if len(self._prepared) >= 4096:
+                    self._prepared.clear()
+                self._prepared[key] = prepared
         if len(self._prepared_by_id) >= 1024:
             self._prepared_by_id.clear()
         self._prepared_by_id[id(claim)] = (claim, prepared)   # keeps the claim alive: its id is not reused

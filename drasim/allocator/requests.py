@@ -84,6 +84,20 @@ class PreparedClaim:
         self.has_all = False
         self.min_devices = 0
 
+    def for_claim(self, claim: dict) -> PreparedClaim:
+        """The same preparation for another claim with an identical spec (only the name differs).
+
+        Errors name the claim, so a preparation that holds one is not shared (prepare anew).
+        """
+        meta = claim.get("metadata") or {}
+        ns, name = meta.get("namespace", ""), meta.get("name", "")
+        other = object.__new__(PreparedClaim)
+        for slot in PreparedClaim.__slots__:
+            setattr(other, slot, getattr(self, slot))
+        other.claim = claim
+        other.label = f"{ns}/{name}" if ns else name
+        return other
+
     def new_constraints(self) -> list:
         return [kind(names, attr) for kind, names, attr in self.constraints]
 

@@ -107,6 +107,9 @@ class Scheduler:
         self._in_flight: list[Hint] | None = None   # hints seen during the current cycle
         self._signers = [p for p in self.profile.plugins if hasattr(p, "signature")]
         self._stashers = [p for p in self.profile.plugins if hasattr(p, "verdict_extra")]
+        # Plugins whose answers for some pods depend on pods on other nodes (topology spread,
+        # inter-pod affinity): such pods are scheduled without the verdict cache.
+        self._global_plugins = [p for p in self.profile.plugins if hasattr(p, "depends_on_other_pods")]
         self.resource_alias: Callable[[str], str | None] | None = None   # see ControlPlane.resource_alias
         store.subscribe(self._on_event)
 
@@ -216,7 +219,8 @@ class Scheduler:
         filters = [p for p in self.profile.filter if p.name not in skip]
         state[_FILTERS_KEY] = filters
         index = None
-        if allowed is None:
+        if allowed is None and not any(p.depends_on_other_pods(pod) for p in self._global_plugins
+                                       if p.name not in skip):
             index = self.filter_cache.index(self._signature(state, pod, skip), self.cache, len(nodes))
         state[VERDICTS_KEY] = index
         if index is not None:

@@ -178,8 +178,11 @@ def run_score(p, existing, nodes=(N1, N2, N3), **kw):
     pytest.param(apod("p", pref=[aterm(weight=5)]), {"machine1": [apod("e", SEC)]}, {}, [100, 100, 0],
                  id="affinity-region"),
     pytest.param(apod("p", pref=[aterm(weight=5), aterm("zone", weight=3)]),
-                 {"machine1": [apod("e", SEC)], "machine3": [apod("f", SEC)]}, {}, [100, 62, 62],
-                 id="affinity-weights-add"),   # 8, 5, 5 -> (s - 5) / 3... min 5 max 8
+                 {"machine1": [apod("e", SEC)], "machine3": [apod("f", SEC)]}, {}, [100, 0, 100],
+                 id="affinity-weights-add"),   # raw 8 (r1+z11), 5 (r1), 8 (r2+z21)
+    pytest.param(apod("p", pref=[aterm(weight=5), aterm("zone", weight=3)]),
+                 {"machine1": [apod("e", SEC)]}, {}, [100, 62, 0],
+                 id="affinity-normalized-linearly"),   # raw 8, 5, 0 -> int(100 * s / 8)
     pytest.param(apod("p", pref_anti=[aterm(weight=5)]), {"machine1": [apod("e", SEC)]}, {}, [0, 0, 100],
                  id="anti-affinity-region"),
     pytest.param(apod("p", SEC), {"machine3": [apod("e", affinity=[aterm()])]}, {}, [0, 0, 100],
