@@ -97,10 +97,39 @@ def _container(c: dict) -> None:
                 requests.setdefault(name, value)
 
 
+def _merge_label_keys(obj: dict, spec: dict) -> None:
+    """k8s: pod strategy PrepareForCreate (MatchLabelKeysInPodAffinity): each affinity term's
+    matchLabelKeys / mismatchLabelKeys become In / NotIn requirements on the pod's own label
+    values in its labelSelector; keys the pod has no label for are skipped."""
+    labels = (obj.get("metadata") or {}).get("labels") or {}
+    affinity = spec.get("affinity")
+    if not isinstance(affinity, dict) or not isinstance(labels, dict):
+        return
+    for kind in ("podAffinity", "podAntiAffinity"):
+        section = affinity.get(kind)
+        if not isinstance(section, dict):
+            continue
+        terms = list(section.get("requiredDuringSchedulingIgnoredDuringExecution") or [])
+        terms += [w.get("podAffinityTerm") for w in section.get("preferredDuringSchedulingIgnoredDuringExecution") or []
+                  if isinstance(w, dict)]
+        for term in terms:
+            if not isinstance(term, dict) or not (term.get("matchLabelKeys") or term.get("mismatchLabelKeys")):
+                continue
+            selector = term.get("labelSelector")
+            if not isinstance(selector, dict):
+                continue   # k8s: keys are only merged into an existing labelSelector
+            exprs = selector.setdefault("matchExpressions", [])
+            for field, op in (("matchLabelKeys", "In"), ("mismatchLabelKeys", "NotIn")):
+                for key in term.get(field) or ():
+                    if isinstance(key, str) and key in labels:
+                        exprs.append({"key": key, "operator": op, "values": [labels[key]]})
+
+
 def default_pod(obj: dict, now: str) -> None:
     spec = obj.get("spec")
     if not isinstance(spec, dict):
         return
+    _merge_label_keys(obj, spec)
     for key in ("containers", "initContainers"):
         if isinstance(spec.get(key), list):   # wrong types are reported by validation, not here
             for c in spec[key]:
