@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from drasim.api import kinds
 from drasim.api.defaults import apply_defaults
+from drasim.api.fielderrors import forbidden
 from drasim.api.schema import unknown_fields
 from drasim.api.validation import DROPPED_ON_CREATE, validate_object
 from drasim.controllers.quotacontroller import admission_error_for
@@ -31,7 +32,37 @@ def strict_decoding_error(kind: kinds.Kind, obj: dict, source: str) -> ManifestE
                          f"{kind.kind}: strict decoding error: {fields}")
 
 
-def prepare(store: MemoryStore, kind: kinds.Kind, obj: dict, old: dict | None, source: str) -> dict:
+ADMIN_ACCESS_LABEL = "resource.kubernetes.io/admin-access"
+
+
+def admin_access_errors(store: MemoryStore, kind: kinds.Kind, obj: dict, pending: list[dict] = ()) -> list:
+    """Admin access needs the namespace label (k8s: pkg/registry/resource/utils.go; allocator.md §3.12).
+
+    Namespaces created earlier in the same phase count (`pending`)."""
+    if kind.kind == "ResourceClaim":
+        spec, prefix = obj.get("spec"), "spec"
+    elif kind.kind == "ResourceClaimTemplate":
+        spec, prefix = (obj.get("spec") or {}).get("spec") if isinstance(obj.get("spec"), dict) else None, "spec.spec"
+    else:
+        return []
+    requests = ((spec or {}).get("devices") or {}).get("requests") if isinstance(spec, dict) else None
+    wanted = [i for i, r in enumerate(requests or ()) if isinstance(r, dict)
+              and isinstance(r.get("exactly"), dict) and r["exactly"].get("adminAccess") is True]
+    if not wanted:
+        return []
+    ns = obj["metadata"].get("namespace")
+    namespace = store.get("Namespace", None, ns) or next(
+        (o for o in pending if o.get("kind") == "Namespace" and o["metadata"].get("name") == ns), None)
+    labels = ((namespace or {}).get("metadata") or {}).get("labels") or {}
+    if labels.get(ADMIN_ACCESS_LABEL) == "true":
+        return []
+    return [forbidden(f"{prefix}.devices.requests[{i}].exactly.adminAccess",
+                      "admin access to devices requires the `resource.kubernetes.io/admin-access: true` "
+                      "label on the containing namespace") for i in wanted]
+
+
+def prepare(store: MemoryStore, kind: kinds.Kind, obj: dict, old: dict | None, source: str,
+            pending: list[dict] = ()) -> dict:
     """A decoded, defaulted, named and validated copy of obj, ready to store; raises InputError."""
     obj = clone(obj)
     md = obj.setdefault("metadata", {})
@@ -50,7 +81,7 @@ def prepare(store: MemoryStore, kind: kinds.Kind, obj: dict, old: dict | None, s
         if not md.get("name"):
             md["name"] = store.generate_name(kind, md["generateName"], md.get("namespace") or "")
         md.setdefault("uid", store.new_uid())
-    errors = validate_object(obj, old)
+    errors = validate_object(obj, old) + admin_access_errors(store, kind, obj, pending)
     if errors:
         raise InvalidObject(kind.kind_group, md.get("name") or md.get("generateName", ""), errors, source)
     return obj

@@ -187,7 +187,7 @@ class ControlPlane:
             ns = (md.get("namespace") or "default") if doc.kind.namespaced else None
             old = self.store.get(doc.kind.kind, ns, md["name"]) if md.get("name") else None
             obj = doc.obj if old is None else _merge_for_apply(old, doc.obj, doc.kind)
-            obj = admission.prepare(self.store, doc.kind, obj, old, doc.source)
+            obj = admission.prepare(self.store, doc.kind, obj, old, doc.source, creates)
             if old is None:
                 admission.admit(self.store, self.er_cache, doc.kind, obj, doc.source, creates)
                 creates.append(obj)
