@@ -25,6 +25,7 @@ from drasim.metrics import Metrics
 from drasim.node.kubelet import Kubelets
 from drasim.scheduler.plugins.defaultpreemption import DefaultPreemption
 from drasim.scheduler.plugins.dynamicresources import DynamicResources
+from drasim.scheduler.plugins.imagelocality import ImageLocality
 from drasim.scheduler.plugins import names
 from drasim.scheduler.plugins.registry import REGISTRY
 from drasim.scheduler.queue import Hint, SchedulingQueue
@@ -91,6 +92,9 @@ class ControlPlane:
         for entry in names.DEFAULT_PROFILE:
             if entry.name == names.DYNAMIC_RESOURCES:
                 plugins.append(self.dra)
+            elif entry.name == names.IMAGE_LOCALITY:
+                plugins.append(ImageLocality(entry.weight, lambda image: self.scheduler.cache.nodes_with_image(image),
+                                             lambda: len(self.scheduler.cache)))
             elif entry.name == names.DEFAULT_PREEMPTION:
                 plugins.append(DefaultPreemption(
                     nodes=lambda: self.scheduler.cache.nodes(),

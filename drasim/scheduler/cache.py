@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from drasim.api.extendedresource import is_dra_extended_resource_name
 from drasim.scheduler.framework import NodeInfo
+from drasim.scheduler.plugins.imagelocality import node_images
 
 ZONE_LABEL = "topology.kubernetes.io/zone"
 REGION_LABEL = "topology.kubernetes.io/region"
@@ -41,6 +42,7 @@ class SchedulerCache:
         self._changes: list[NodeInfo] = []
         self._change_base = 0
         self._advertised: dict[str, int] = {}   # DRA-extended name -> nodes advertising it (> 0)
+        self._image_nodes: dict[str, int] = {}  # image name -> nodes listing it (ImageLocality)
 
     @property
     def change_count(self) -> int:
@@ -56,6 +58,24 @@ class SchedulerCache:
             self._change_base += len(self._changes)
             self._changes = []
             self.epoch += 1
+
+    def nodes_with_image(self, image: str) -> int:
+        return self._image_nodes.get(image, 0)
+
+    def _images(self, old: dict | None, new: dict | None) -> None:
+        before = set(node_images(old)) if old else set()
+        after = set(node_images(new)) if new else set()
+        if before == after:
+            return
+        for name in before - after:
+            n = self._image_nodes[name] - 1
+            if n:
+                self._image_nodes[name] = n
+            else:
+                del self._image_nodes[name]
+        for name in after - before:
+            self._image_nodes[name] = self._image_nodes.get(name, 0) + 1
+        self.epoch += 1   # image spread is cluster-wide: every node's ImageLocality score may change
 
     def advertises(self, resource: str) -> bool:
         """Whether any node lists this extended resource in its allocatable (non-zero)."""
@@ -96,6 +116,7 @@ class SchedulerCache:
             self._reorder()
             info.advertised = _advertised(node)
             self._advertise(frozenset(), info.advertised)
+            self._images(None, node)
             for uid, pod in list(self._orphans.items()):
                 if pod["spec"].get("nodeName") == name:
                     info.add_pod(pod)
@@ -108,6 +129,7 @@ class SchedulerCache:
             info.node = node
             advertised = _advertised(node)
             self._advertise(info.advertised, advertised)
+            self._images(info.node, node)
             info.advertised = advertised
             self._changed(info)
         return info
@@ -117,6 +139,7 @@ class SchedulerCache:
         if info is not None:
             self._zones[_zone_key(info.node)].remove(name)
             self._advertise(info.advertised, frozenset())
+            self._images(info.node, None)
             self._reorder()
 
     def _reorder(self) -> None:

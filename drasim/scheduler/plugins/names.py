@@ -69,7 +69,7 @@ DEFAULT_PROFILE: tuple[ProfileEntry, ...] = (
     ProfileEntry(DYNAMIC_RESOURCES),
     ProfileEntry(DEFAULT_PREEMPTION, simulated=False),
     ProfileEntry(NODE_RESOURCES_BALANCED_ALLOCATION, 1),
-    ProfileEntry(IMAGE_LOCALITY, 1, simulated=False),       # no images: scores 0 everywhere
+    ProfileEntry(IMAGE_LOCALITY, 1),   # scores nodes by status.images (snapshots of real clusters)
     ProfileEntry(DEFAULT_BINDER),
 )
 
