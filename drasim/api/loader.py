@@ -17,8 +17,16 @@ from drasim.errors import ManifestError
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 
-# libyaml's loader when PyYAML was built with it (the wheels are): same results, ~10x faster.
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+class KubeYAMLLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """YAML as Kubernetes reads it (sigs.k8s.io/yaml: YAML 1.1 via JSON): like PyYAML's safe
+    loader, except that unquoted timestamps stay strings (`creationTimestamp: 2026-03-01T00:00:00Z`).
+    Uses libyaml when PyYAML was built with it (the wheels are)."""
+
+
+KubeYAMLLoader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+_YAML_LOADER = KubeYAMLLoader
 
 # Fields the API server owns or that make no sense to replay from a snapshot.
 _DROPPED_METADATA = ("managedFields", "selfLink")
@@ -112,6 +120,23 @@ def _clean(obj: dict, source: str) -> dict:
     return obj
 
 
+def _as_json(value, path: str):
+    """The value as Kubernetes sees it after its YAML-to-JSON step: map keys become strings
+    (`3: x` → "3", `true: x` → "true"); values JSON cannot hold (bytes, sets) are an error."""
+    if isinstance(value, dict):
+        out = {}
+        for k, v in value.items():
+            key = k if isinstance(k, str) else ("true" if k is True else "false" if k is False
+                                                else "null" if k is None else str(k))
+            out[key] = _as_json(v, f"{path}.{key}" if path else key)
+        return out
+    if isinstance(value, list):
+        return [_as_json(v, f"{path}[{i}]") for i, v in enumerate(value)]
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    raise ManifestError(f"{path}: unsupported value of type {type(value).__name__}")
+
+
 def load_file(path: Path) -> list[Document]:
     try:
         text = path.read_text(encoding="utf-8")
@@ -120,6 +145,10 @@ def load_file(path: Path) -> list[Document]:
     docs: list[Document] = []
     for number, raw in enumerate(_parse(path, text), start=1):
         for source, obj in _expand(raw, f"{path}#{number}"):
+            try:
+                obj = _as_json(obj, "")
+            except ManifestError as e:
+                raise ManifestError(f"{source}: {e}") from None
             kind = resolve_kind(obj, source)
             docs.append(Document(source, kind, _clean(obj, source)))
     return docs

@@ -14,7 +14,7 @@ from drasim.bench.config import ConfigError
 from drasim.bench.convert import to_v1
 from drasim.bench.gotemplate import Template, parse
 
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+from drasim.api.loader import KubeYAMLLoader as _LOADER   # noqa: E402
 
 DRA_NODE_TEMPLATE = "node-with-dra-test-driver.yaml"
 DRA_NODE_LABEL = "node-with-dra"

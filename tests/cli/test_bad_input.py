@@ -100,3 +100,23 @@ def test_valid_phase_outputs_list(tmp_path, capsys):
     assert code == 0, err
     state = json.loads(out)
     assert state["kind"] == "List" and [o["kind"] for o in state["items"]] == ["Node"]
+
+
+def test_unquoted_timestamps_stay_strings(tmp_path, capsys):
+    """YAML timestamps are read as Kubernetes reads them: strings (never a crash in the JSON output)."""
+    code, out, err = run(tmp_path, capsys, """
+        apiVersion: resource.k8s.io/v1
+        kind: DeviceClass
+        metadata: {name: gpu, creationTimestamp: 2026-03-01T00:00:00Z}
+        spec:
+          selectors:
+          - cel: {expression: 'device.driver == "x"'}
+        """)
+    assert code == 0, err
+    assert json.loads(out)["items"][0]["metadata"]["creationTimestamp"] == "2026-03-01T00:00:00Z"
+
+
+def test_yaml_values_json_cannot_hold_are_errors(tmp_path, capsys):
+    """!!binary and similar values are refused with the field path; non-string keys become strings."""
+    code, out, err = run(tmp_path, capsys, "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\nspec: {x: !!binary aGVsbG8=}\n")
+    assert code == 1 and "spec.x: unsupported value of type bytes" in err and "Traceback" not in err
