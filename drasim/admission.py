@@ -45,8 +45,9 @@ def admin_access_errors(store: MemoryStore, kind: kinds.Kind, obj: dict, pending
         spec, prefix = (obj.get("spec") or {}).get("spec") if isinstance(obj.get("spec"), dict) else None, "spec.spec"
     else:
         return []
-    requests = ((spec or {}).get("devices") or {}).get("requests") if isinstance(spec, dict) else None
-    wanted = [i for i, r in enumerate(requests or ()) if isinstance(r, dict)
+    devices = spec.get("devices") if isinstance(spec, dict) else None
+    requests = devices.get("requests") if isinstance(devices, dict) else None
+    wanted = [i for i, r in enumerate(requests if isinstance(requests, list) else ()) if isinstance(r, dict)
               and isinstance(r.get("exactly"), dict) and r["exactly"].get("adminAccess") is True]
     if not wanted:
         return []
@@ -83,7 +84,8 @@ def prepare(store: MemoryStore, kind: kinds.Kind, obj: dict, old: dict | None, s
         md.setdefault("uid", store.new_uid())
     errors = validate_object(obj, old) + admin_access_errors(store, kind, obj, pending)
     if errors:
-        raise InvalidObject(kind.kind_group, md.get("name") or md.get("generateName", ""), errors, source)
+        name = md.get("name") or md.get("generateName") or ""
+        raise InvalidObject(kind.kind_group, name if isinstance(name, str) else "", errors, source)
     return obj
 
 

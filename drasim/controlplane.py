@@ -189,7 +189,10 @@ class ControlPlane:
         for doc in documents:
             md = doc.obj.get("metadata") or {}
             ns = (md.get("namespace") or "default") if doc.kind.namespaced else None
-            old = self.store.get(doc.kind.kind, ns, md["name"]) if md.get("name") else None
+            name = md.get("name")
+            # A name or namespace of the wrong type is validation's to report, not a lookup key.
+            lookup = isinstance(name, str) and name and (ns is None or isinstance(ns, str))
+            old = self.store.get(doc.kind.kind, ns, name) if lookup else None
             obj = doc.obj if old is None else _merge_for_apply(old, doc.obj, doc.kind)
             obj = admission.prepare(self.store, doc.kind, obj, old, doc.source, creates)
             if old is None:

@@ -58,3 +58,41 @@ def test_random_text_never_crashes_the_loader(tmp_path_factory, text):
         load_file(path)
     except InputError:
         pass
+
+
+yaml_scalars = st.sampled_from(["2026-03-01", "2026-03-01T00:00:00Z", "!!binary aGVsbG8=", "yes", "~", "0x1F", "1e3",
+                                "'quoted'", "[1, 2]", "{a: b}", "&a x", "*a", "!!set {a}", "12:30:00", ".inf", "-"])
+yaml_keys = st.sampled_from(["name", "namespace", "labels", "spec", "status", "creationTimestamp", "1", "true",
+                             "nodeName", "devices", "allocatable", "capacity"])
+
+
+@st.composite
+def yaml_documents(draw):
+    kind = draw(st.sampled_from(kinds.INPUT_KINDS))
+    lines = [f"apiVersion: {kind.api_version}", f"kind: {kind.kind}", "metadata:", "  name: a"]
+    for _ in range(draw(st.integers(0, 4))):
+        lines.append(f"  {draw(yaml_keys)}: {draw(yaml_scalars)}")
+    for _ in range(draw(st.integers(0, 3))):
+        lines.append(f"{draw(st.sampled_from(['spec', 'status']))}:")
+        lines.append(f"  {draw(yaml_keys)}: {draw(yaml_scalars)}")
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                 HealthCheck.function_scoped_fixture])
+@given(st.lists(yaml_documents(), min_size=1, max_size=3))
+def test_random_yaml_through_the_cli(tmp_path, documents):
+    """Odd YAML (timestamps, tags, anchors, non-string keys) gives output or one clear error line."""
+    import contextlib
+    import io
+
+    from drasim.cli.main import main
+
+    path = tmp_path / "m.yaml"
+    path.write_text("---\n".join(documents))
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["simulate", str(path), "-o", "json"])
+    assert code in (0, 1)
+    if code == 1:
+        assert err.getvalue().startswith("error: ") and "Traceback" not in err.getvalue()

@@ -10,6 +10,8 @@ regexp `$` anchors at the very end, so patterns are used with fullmatch.
 """
 from __future__ import annotations
 
+from datetime import datetime
+
 import json
 import re
 from functools import lru_cache
@@ -248,6 +250,20 @@ def get_quantity(value: Any, path: Path, errs: Errors) -> Quantity | None:
 TOTAL_ANNOTATION_SIZE_LIMIT = 256 * 1024
 
 
+def validate_time(obj: dict, key: str, path: Path, errs: Errors) -> None:
+    """A metav1.Time must decode: an RFC 3339 string (k8s: metav1.Time UnmarshalJSON)."""
+    value = obj.get(key)
+    if value is None:
+        return
+    if isinstance(value, str):
+        try:
+            datetime.fromisoformat(value[:-1] + "+00:00" if value[-1:] in ("Z", "z") else value)
+            return
+        except ValueError:
+            pass
+    errs.append(invalid(path.child(key), value, "must be an RFC 3339 timestamp (e.g. 2026-03-01T00:00:00Z)"))
+
+
 def validate_object_meta(obj: dict, *, namespaced: bool, name_fn, errs: Errors) -> dict:
     """k8s: apimachinery/pkg/api/validation/objectmeta.go ValidateObjectMetaAccessor.
 
@@ -271,6 +287,7 @@ def validate_object_meta(obj: dict, *, namespaced: bool, name_fn, errs: Errors) 
             errs.extend(messages_as_errors(is_dns1123_label(namespace), path.child("namespace"), namespace))
     elif isinstance(namespace, str) and namespace:
         errs.append(forbidden(path.child("namespace"), "not allowed on this type"))
+    validate_time(meta, "creationTimestamp", path, errs)
     generation = get_int(meta, "generation", path, errs)
     if isinstance(generation, int) and generation < 0:
         errs.append(invalid(path.child("generation"), generation, "must be greater than or equal to 0"))

@@ -239,6 +239,7 @@ def validate_device_taint(taint: dict, old: dict | None, path: Path, errs: Error
     value = get_str(taint, "value", path, errs)
     if isinstance(value, str) and value:
         errs.extend(common.validate_label_value(value, path.child("value")))
+    common.validate_time(taint, "timeAdded", path, errs)
     effect = get_str(taint, "effect", path, errs)
     if effect is BAD or (old is not None and old.get("effect") == effect):
         return
