@@ -56,6 +56,7 @@ class ControlPlane:
         self.metrics.watch_claims(lambda: self.store.list("ResourceClaim"))
         self.er_cache = ExtendedResourceCache()
         self.store.subscribe(self._feed_er_cache, kinds=("DeviceClass",))
+        self.store.subscribe(self._count_evictions, kinds=("Pod",))
         self.allocator = Allocator(options.features,
                                    share_id=lambda: self.store.new_uid())
         self.dra = DynamicResources(self.store, self.allocator, self.er_cache, self.metrics,
@@ -138,6 +139,12 @@ class ControlPlane:
         return token
 
     # -- informer glue ------------------------------------------------------------
+    def _count_evictions(self, ev: WatchEvent) -> None:
+        """device_taint_eviction_controller_pod_deletions_total: pods the controller deleted."""
+        if ev.type == DELETED and any(c.get("type") == "DisruptionTarget" and c.get("reason") == "DeletionByDeviceTaintManager"
+                                      for c in (ev.obj.get("status") or {}).get("conditions") or ()):
+            self.metrics.evictions.inc()
+
     def _feed_er_cache(self, ev: WatchEvent) -> None:
         if ev.kind != "DeviceClass":
             return

@@ -186,16 +186,6 @@ class Allocator:
             self._usable[key] = (token, count)
         return None if count is None else decide(needs, count)
 
-    def node_view_token(self, node: dict) -> tuple[int, tuple[str, ...]]:
-        """(serial of the node's current pool view, names of the pools in it).
-
-        The serial changes whenever the view is rebuilt (a relevant slice or the node's
-        labels changed). With the allocated state of those pools, it is everything an
-        allocate() call on this node depends on besides the claims and classes.
-        """
-        view = self._view(node)
-        return view.serial, view.pool_names
-
     def _view(self, node: dict) -> _NodeView:
         meta = node.get("metadata") or {}
         name = meta.get("name", "")

@@ -23,9 +23,6 @@ from drasim.api.extendedresource import implicit_name
 from drasim.controllers import quota
 from drasim.controlplane import ControlPlane
 
-CLAIM_COUNT = "count/resourceclaims.resource.k8s.io"
-
-
 @dataclass(frozen=True)
 class Row:
     namespace: str

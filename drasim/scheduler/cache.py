@@ -196,6 +196,3 @@ class SchedulerCache:
             info = self._nodes[node_name]
             info.remove_pod(pod)
             self._changes.append(info)
-
-    def node_of(self, uid: str) -> str | None:
-        return self._pod_node.get(uid)

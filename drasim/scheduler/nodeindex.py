@@ -21,7 +21,7 @@ computing totals node by node, as before.
 """
 from __future__ import annotations
 
-from bisect import bisect_left, insort
+from bisect import bisect_left
 from typing import Callable
 
 NEG = float("-inf")
@@ -204,7 +204,7 @@ class SignatureIndex:
     """Verdicts and raw scores of one pod signature over the nodes in snapshot order."""
 
     __slots__ = ("n", "status", "plain", "normalized", "extras", "feasible", "best", "ranges", "dirty",
-                 "cursor", "score_key")
+                 "cursor")
 
     def __init__(self, n: int, cursor: int) -> None:
         self.n = n
@@ -217,7 +217,6 @@ class SignatureIndex:
         self.ranges: list[MinMax] = []
         self.dirty: list[int] = list(range(n))   # positions whose verdict is not known
         self.cursor = cursor                     # position in the cache's change log
-        self.score_key: tuple | None = None
 
     def mark_dirty(self, pos: int) -> None:
         """The node at pos changed. Its entries in the trees are left as they were: the window

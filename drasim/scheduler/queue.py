@@ -229,6 +229,3 @@ class SchedulingQueue:
     def _backoff_done(self, uid: str) -> None:
         if uid in self._backoff:
             self._push_active(self._pods[uid])
-
-    def unschedulable_pods(self) -> list[QueuedPod]:
-        return list(self._unschedulable.values())

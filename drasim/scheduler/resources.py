@@ -1,7 +1,7 @@
 """Resource vectors for node fit. k8s: pkg/scheduler/framework/types.go (Resource)."""
 from __future__ import annotations
 
-from drasim.api.podresources import pod_requests as _pod_requests, resource_list
+from drasim.api.podresources import pod_requests as _pod_requests
 
 
 class Resources(dict):
@@ -23,8 +23,3 @@ class Resources(dict):
 def pod_requests(pod: dict) -> Resources:
     """Effective requests of a pod (k8s PodRequests)."""
     return Resources(_pod_requests(pod))
-
-
-def node_allocatable(node: dict) -> Resources:
-    status = node.get("status") or {}
-    return Resources(resource_list(status.get("allocatable") or status.get("capacity")))

@@ -526,7 +526,3 @@ def set_condition(status: dict, condition: dict) -> bool:
             return True
     conditions.append(condition)
     return True
-
-
-def pods_in(items: Iterable[dict]) -> list[dict]:
-    return [o for o in items if o.get("kind") == "Pod"]

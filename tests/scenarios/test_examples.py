@@ -83,6 +83,7 @@ def test_taint_maintenance_procedure():
     cond = cp.store.get("DeviceTaintRule", None, "node-1-maintenance")["status"]["conditions"][0]
     assert (cond["status"], cond["reason"], cond["message"]) == (
         "False", "Completed", "1 pod evicted since starting the controller.")
+    assert "device_taint_eviction_controller_pod_deletions_total 1.0" in cp.metrics.exposition()
     # The evicted pod's template claim is deallocated and deleted with it.
     assert [c["metadata"]["name"].startswith("forever-") for c in cp.store.list("ResourceClaim")] == [True]
 

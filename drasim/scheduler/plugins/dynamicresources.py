@@ -119,7 +119,7 @@ class DynamicResources:
         for node_name in self._pool_nodes.get(pool, ()):
             self._touch_node(node_name)
 
-    def _track_slice(self, slice_: dict, removed: bool) -> None:
+    def _track_slice(self, slice_: dict) -> None:
         spec = slice_.get("spec") or {}
         pool = (spec.get("pool") or {}).get("name")
         node_name = spec.get("nodeName")
@@ -164,8 +164,8 @@ class DynamicResources:
         elif kind == "ResourceSlice":
             name = ev.obj["metadata"]["name"]
             if ev.old is not None:
-                self._track_slice(ev.old, removed=True)
-            self._track_slice(ev.obj, removed=ev.type == DELETED)
+                self._track_slice(ev.old)
+            self._track_slice(ev.obj)
             if ev.type == DELETED:
                 self._slices.pop(name, None)
                 self.allocator.remove_slice(name)
