@@ -71,5 +71,25 @@ OUTPUT_ORDER: tuple[Kind, ...] = (
 UNSERVED_RESOURCE_VERSIONS = ("v1beta2", "v1beta1", "v1alpha3", "v1alpha2")
 
 
+# Built-in kinds a `kubectl get … -o yaml` snapshot typically holds that do not take part in
+# scheduling pods onto devices (their pods are in the snapshot themselves). The loader skips
+# them with a warning instead of failing; anything else unknown is an error.
+NOT_SIMULATED: frozenset[tuple[str, str]] = frozenset({
+    ("v1", "Service"), ("v1", "ConfigMap"), ("v1", "Secret"), ("v1", "ServiceAccount"), ("v1", "Endpoints"),
+    ("v1", "PersistentVolumeClaim"), ("v1", "PersistentVolume"), ("v1", "LimitRange"), ("v1", "Event"),
+    ("v1", "ReplicationController"), ("v1", "PodTemplate"),
+    ("apps/v1", "Deployment"), ("apps/v1", "ReplicaSet"), ("apps/v1", "StatefulSet"), ("apps/v1", "DaemonSet"),
+    ("apps/v1", "ControllerRevision"), ("batch/v1", "Job"), ("batch/v1", "CronJob"),
+    ("policy/v1", "PodDisruptionBudget"), ("scheduling.k8s.io/v1", "PriorityClass"),
+    ("networking.k8s.io/v1", "Ingress"), ("networking.k8s.io/v1", "NetworkPolicy"),
+    ("networking.k8s.io/v1", "IngressClass"), ("discovery.k8s.io/v1", "EndpointSlice"),
+    ("events.k8s.io/v1", "Event"), ("coordination.k8s.io/v1", "Lease"), ("storage.k8s.io/v1", "StorageClass"),
+    ("storage.k8s.io/v1", "CSIDriver"), ("storage.k8s.io/v1", "CSINode"), ("node.k8s.io/v1", "RuntimeClass"),
+    ("rbac.authorization.k8s.io/v1", "Role"), ("rbac.authorization.k8s.io/v1", "RoleBinding"),
+    ("rbac.authorization.k8s.io/v1", "ClusterRole"), ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"),
+    ("autoscaling/v2", "HorizontalPodAutoscaler"), ("autoscaling/v1", "HorizontalPodAutoscaler"),
+})
+
+
 def lookup(api_version: str, kind: str) -> Kind | None:
     return BY_API.get((api_version, kind))

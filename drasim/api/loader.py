@@ -137,7 +137,9 @@ def _as_json(value, path: str):
     raise ManifestError(f"{path}: unsupported value of type {type(value).__name__}")
 
 
-def load_file(path: Path) -> list[Document]:
+def load_file(path: Path, skipped: list[str] | None = None) -> list[Document]:
+    """Documents of one file. Built-in kinds drasim does not simulate (kinds.NOT_SIMULATED) are
+    left out, and one line per such kind is added to `skipped` when given."""
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
@@ -149,14 +151,20 @@ def load_file(path: Path) -> list[Document]:
                 obj = _as_json(obj, "")
             except ManifestError as e:
                 raise ManifestError(f"{source}: {e}") from None
+            if (obj.get("apiVersion"), obj.get("kind")) in kinds.NOT_SIMULATED:
+                if skipped is not None:
+                    note = f"{obj['apiVersion']} {obj['kind']} objects are not simulated and were skipped"
+                    if note not in skipped:
+                        skipped.append(note)
+                continue
             kind = resolve_kind(obj, source)
             docs.append(Document(source, kind, _clean(obj, source)))
     return docs
 
 
-def load_paths(paths: list[str | Path]) -> list[Document]:
-    """All documents of the given files and folders, in order."""
+def load_paths(paths: list[str | Path], skipped: list[str] | None = None) -> list[Document]:
+    """All documents of the given files and folders, in order (see load_file for `skipped`)."""
     out: list[Document] = []
     for f in manifest_files(paths):
-        out.extend(load_file(f))
+        out.extend(load_file(f, skipped))
     return out

@@ -66,7 +66,10 @@ def simulate(args: argparse.Namespace) -> int:
     from drasim.cli import render
     from drasim.controlplane import ControlPlane, Options
 
-    phases = [load_paths([p]) for p in args.phases]   # read everything before running anything
+    skipped: list[str] = []
+    phases = [load_paths([p], skipped) for p in args.phases]   # read everything before running anything
+    for note in skipped:
+        print(f"warning: {note}", file=sys.stderr)
     cp = ControlPlane(Options(seed=args.seed))
     for docs in phases:
         cp.run_phase(docs)

@@ -35,7 +35,7 @@ def run(tmp_path, capsys, *docs: str):
                  id="unserved-version"),
     pytest.param("apiVersion: device.k8s.io/v1alpha1\nkind: DeviceTaintRule\nmetadata: {name: x}\n",
                  ['no matches for kind "DeviceTaintRule" in version "device.k8s.io/v1alpha1"'], id="unknown-group"),
-    pytest.param("apiVersion: v1\nkind: Secret\nmetadata: {name: x}\n", ['no matches for kind "Secret"'],
+    pytest.param("apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: x}\n", ['no matches for kind "Widget"'],
                  id="unknown-kind"),
     pytest.param("""
         apiVersion: resource.k8s.io/v1
@@ -120,3 +120,26 @@ def test_yaml_values_json_cannot_hold_are_errors(tmp_path, capsys):
     """!!binary and similar values are refused with the field path; non-string keys become strings."""
     code, out, err = run(tmp_path, capsys, "apiVersion: v1\nkind: Namespace\nmetadata: {name: a}\nspec: {x: !!binary aGVsbG8=}\n")
     assert code == 1 and "spec.x: unsupported value of type bytes" in err and "Traceback" not in err
+
+
+def test_snapshot_kinds_not_simulated_are_skipped_with_a_warning(tmp_path, capsys):
+    """A `kubectl get all -o yaml` snapshot holds Deployments and Services: skipped, said once, rest simulated."""
+    code, out, err = run(tmp_path, capsys, NODE + """
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: default}
+spec: {replicas: 2}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api, namespace: default}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: default}
+""")
+    assert code == 0
+    assert err.count("warning: apps/v1 Deployment objects are not simulated and were skipped") == 1
+    assert "warning: v1 Service objects are not simulated" in err
+    assert [o["kind"] for o in json.loads(out)["items"]] == ["Node"]
