@@ -71,3 +71,21 @@ def test_admin_access_needs_namespace_label():
     cp.create({"apiVersion": "v1", "kind": "Namespace",
                "metadata": {"name": "ops", "labels": {"resource.kubernetes.io/admin-access": "true"}}})
     assert cp.create(claim)["metadata"]["name"] == "monitor"
+
+
+def test_admin_access_claim_shares_an_allocated_device():
+    """An admin-access request may take a device another claim holds; its result says adminAccess."""
+    cp = cluster()                                   # pod p holds g0 through claim c
+    assert cp.store.get("Pod", "default", "p")["spec"]["nodeName"] == "n1"
+    cp.create({"apiVersion": "v1", "kind": "Namespace",
+               "metadata": {"name": "ops", "labels": {"resource.kubernetes.io/admin-access": "true"}}})
+    cp.create({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "m", "namespace": "ops"},
+               "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu",
+                                                                           "adminAccess": True}}]}}})
+    cp.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "monitor", "namespace": "ops"},
+               "spec": {"containers": [{"name": "c", "image": "i", "resources": {"claims": [{"name": "x"}]}}],
+                        "resourceClaims": [{"name": "x", "resourceClaimName": "m"}]}})
+    cp.settle()
+    result = cp.store.get("ResourceClaim", "ops", "m")["status"]["allocation"]["devices"]["results"][0]
+    assert (result["device"], result.get("adminAccess")) == ("g0", True)
+    assert cp.store.get("Pod", "ops", "monitor")["spec"]["nodeName"] == "n1"
