@@ -29,6 +29,11 @@ def _parser() -> argparse.ArgumentParser:
                      help="the cluster: manifest files or folders, applied as phases")
     dry.add_argument("-o", "--output", choices=("table", "json"), default="table")
     dry.add_argument("--seed", type=int, default=0)
+    ex = sub.add_parser("explain", help="simulate, then show node by node why a pod is (not) placed")
+    ex.add_argument("pod", metavar="[NAMESPACE/]POD")
+    ex.add_argument("--cluster", nargs="+", required=True, metavar="PHASE")
+    ex.add_argument("-o", "--output", choices=("table", "json"), default="table")
+    ex.add_argument("--seed", type=int, default=0)
     q = sub.add_parser("quota", help="simulate, then show quota usage of DRA devices under its three keys")
     q.add_argument("phases", nargs="+", metavar="PHASE")
     q.add_argument("-o", "--output", choices=("table", "json"), default="table")
@@ -38,15 +43,28 @@ def _parser() -> argparse.ArgumentParser:
     return ap
 
 
-def quota(args: argparse.Namespace) -> int:
+def _settled(phase_paths: list[str], seed: int):
     from drasim.api.loader import load_paths
-    from drasim.cli import quota as quota_view
     from drasim.controlplane import ControlPlane, Options
 
-    phases = [load_paths([p]) for p in args.phases]
-    cp = ControlPlane(Options(seed=args.seed))
+    phases = [load_paths([p]) for p in phase_paths]
+    cp = ControlPlane(Options(seed=seed))
     for docs in phases:
         cp.run_phase(docs)
+    return cp
+
+
+def explain(args: argparse.Namespace) -> int:
+    from drasim.cli import explain as explain_view
+
+    sys.stdout.write(explain_view.run(args.pod, _settled(args.cluster, args.seed), args.output))
+    return 0
+
+
+def quota(args: argparse.Namespace) -> int:
+    from drasim.cli import quota as quota_view
+
+    cp = _settled(args.phases, args.seed)
     render = quota_view.render_json if args.output == "json" else quota_view.render_table
     sys.stdout.write(render(cp))
     return 0
@@ -94,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
             return simulate(args)
         if args.command == "taint-dryrun":
             return taint_dryrun(args)
+        if args.command == "explain":
+            return explain(args)
         if args.command == "quota":
             return quota(args)
         if args.command == "bench":

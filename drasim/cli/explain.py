@@ -1,0 +1,74 @@
+"""`drasim explain POD --cluster PHASE...`: where a pod is or would go, and why, node by node."""
+from __future__ import annotations
+
+import io
+import json
+
+from rich.console import Console
+from rich.table import Table
+
+from drasim.cli.render import pod_claims
+from drasim.controlplane import ControlPlane
+from drasim.errors import InputError
+from drasim.scheduler.explain import Explanation, explain
+
+
+def find_pod(cp: ControlPlane, ref: str) -> dict:
+    ns, _, name = ref.rpartition("/")
+    pod = cp.store.get("Pod", ns or "default", name)
+    if pod is None:
+        raise InputError(f'pods "{name}" not found in namespace "{ns or "default"}"')
+    return pod
+
+
+def render_table(cp: ControlPlane, pod: dict, why: Explanation) -> str:
+    buf = io.StringIO()
+    console = Console(file=buf, width=170, no_color=True, highlight=False)
+    md = pod["metadata"]
+    node = pod["spec"].get("nodeName")
+    claims = {(c["metadata"].get("namespace"), c["metadata"]["name"]): c for c in cp.store.list("ResourceClaim")}
+    if node:
+        console.print(f"Pod {md.get('namespace')}/{md['name']} runs on {node} ({pod['status'].get('phase')}).")
+    else:
+        cond = next((c for c in pod["status"].get("conditions") or () if c.get("type") == "PodScheduled"), {})
+        console.print(f"Pod {md.get('namespace')}/{md['name']} is Pending: {cond.get('reason', '')}: {cond.get('message', '')}")
+    for label, claim in pod_claims(pod, claims):
+        results = (((claim or {}).get("status") or {}).get("allocation") or {}).get("devices", {}).get("results", [])
+        devices = ", ".join(f"{r['driver']}/{r['pool']}/{r['device']}" for r in results) or "(unallocated)"
+        console.print(f"  claim {label}: {devices}")
+    console.print()
+    if why.gated:
+        console.print(f"Not tried yet (PreEnqueue): {why.gated}")
+    elif why.pre_filter:
+        console.print(f"Rejected before any node is looked at (PreFilter): {why.pre_filter}")
+    elif why.error:
+        console.print(f"Scheduler error: {why.error}")
+    else:
+        console.print("A scheduling cycle for this pod on the cluster as it is now, every node evaluated"
+                      + (" (as if it were placed again; its claims keep their devices):" if node else ":"))
+        plugins = sorted({p for v in why.nodes for p in v.scores})
+        t = Table(show_edge=False)
+        for col in ["NODE", "FILTER", *plugins, "TOTAL"]:
+            t.add_column(col, overflow="fold")
+        for v in sorted(why.nodes, key=lambda v: (v.total is None, -(v.total or 0), v.node)):
+            verdict = "fits" if v.status is None else f"{v.status.plugin}: {v.status.message()}"
+            t.add_row(v.node, verdict, *[str(v.scores.get(p, "")) for p in plugins],
+                      "" if v.total is None else str(v.total))
+        console.print(t)
+    return buf.getvalue()
+
+
+def render_json(cp: ControlPlane, pod: dict, why: Explanation) -> str:
+    out = {"pod": f"{pod['metadata'].get('namespace')}/{pod['metadata']['name']}",
+           "node": pod["spec"].get("nodeName"), "gated": why.gated, "preFilter": why.pre_filter, "error": why.error,
+           "nodes": [{"node": v.node, "fits": v.status is None,
+                      "plugin": None if v.status is None else v.status.plugin,
+                      "reason": None if v.status is None else v.status.message(),
+                      "scores": v.scores, "total": v.total} for v in why.nodes]}
+    return json.dumps(out, indent=2) + "\n"
+
+
+def run(pod_ref: str, cp: ControlPlane, output: str) -> str:
+    pod = find_pod(cp, pod_ref)
+    why = explain(cp.scheduler, pod)
+    return render_json(cp, pod, why) if output == "json" else render_table(cp, pod, why)

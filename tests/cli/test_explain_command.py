@@ -1,0 +1,30 @@
+"""`drasim explain`: a what-if scheduling cycle for one pod, every node, nothing written."""
+import json
+from pathlib import Path
+
+from drasim.cli.main import main
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+
+
+def test_pending_pod_reasons_per_node(capsys):
+    """The pending 64Gi trainer: the one node is rejected by DynamicResources, with its reason."""
+    assert main(["explain", "trainer-2", "--cluster", str(EXAMPLES / "gpu-64gi"), "-o", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["node"] is None
+    assert out["nodes"] == [{"node": "gpu-node-1", "fits": False, "plugin": "DynamicResources",
+                             "reason": "cannot allocate all claims", "scores": {}, "total": None}]
+
+
+def test_bound_pod_is_evaluated_as_if_placed_again(capsys):
+    """A bound pod's claim keeps its devices: the node holding them still fits, and nothing changes."""
+    cluster = [str(EXAMPLES / "gpu-64gi")]
+    assert main(["explain", "default/trainer-0", "--cluster", *cluster, "-o", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["node"] == "gpu-node-1" and out["nodes"][0]["fits"] is True
+
+
+def test_unknown_pod_is_a_clear_error(capsys):
+    """A pod that does not exist: one line, exit 1."""
+    assert main(["explain", "nope", "--cluster", str(EXAMPLES / "gpu-64gi")]) == 1
+    assert 'pods "nope" not found in namespace "default"' in capsys.readouterr().err
