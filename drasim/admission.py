@@ -10,6 +10,7 @@ stored, so a rejected request changes nothing.
 """
 from __future__ import annotations
 
+from drasim.allocator import Features
 from drasim.api import kinds
 from drasim.api.defaults import apply_defaults
 from drasim.api.fielderrors import forbidden
@@ -62,8 +63,40 @@ def admin_access_errors(store: MemoryStore, kind: kinds.Kind, obj: dict, pending
                       "label on the containing namespace") for i in wanted]
 
 
+def _uses_compatibility_groups(kind: str, obj: dict | None) -> bool:
+    if not isinstance(obj, dict):
+        return False
+    if kind == "ResourceSlice":
+        devices = (obj.get("spec") or {}).get("devices") if isinstance(obj.get("spec"), dict) else None
+        return any(isinstance(c, dict) and c.get("compatibilityGroups")
+                   for d in devices or () if isinstance(d, dict)
+                   for c in (d.get("consumesCounters") or ()) if isinstance(d.get("consumesCounters"), list))
+    allocation = (obj.get("status") or {}).get("allocation") if isinstance(obj.get("status"), dict) else None
+    results = ((allocation or {}).get("devices") or {}).get("results") if isinstance(allocation, dict) else None
+    return any(isinstance(r, dict) and r.get("compatibilityGroups") for r in results or ())
+
+
+def drop_disabled_fields(kind: str, obj: dict, old: dict | None, features: Features) -> None:
+    """k8s: the resourceslice / resourceclaim strategies' dropDisabledFields: with
+    DRADeviceCompatibilityGroups off, `compatibilityGroups` is dropped unless the old object
+    already used it (KEP-5963 version skew)."""
+    if features.compatibility_groups or kind not in ("ResourceSlice", "ResourceClaim"):
+        return
+    if not _uses_compatibility_groups(kind, obj) or _uses_compatibility_groups(kind, old):
+        return
+    if kind == "ResourceSlice":
+        for device in obj["spec"]["devices"]:
+            for consumption in device.get("consumesCounters") or () if isinstance(device, dict) else ():
+                if isinstance(consumption, dict):
+                    consumption.pop("compatibilityGroups", None)
+    else:
+        for result in obj["status"]["allocation"]["devices"]["results"]:
+            if isinstance(result, dict):
+                result.pop("compatibilityGroups", None)
+
+
 def prepare(store: MemoryStore, kind: kinds.Kind, obj: dict, old: dict | None, source: str,
-            pending: list[dict] = ()) -> dict:
+            pending: list[dict] = (), features: Features = Features()) -> dict:
     """A decoded, defaulted, named and validated copy of obj, ready to store; raises InputError."""
     obj = clone(obj)
     md = obj.setdefault("metadata", {})
@@ -75,6 +108,7 @@ def prepare(store: MemoryStore, kind: kinds.Kind, obj: dict, old: dict | None, s
     problem = strict_decoding_error(kind, obj, source)
     if problem is not None:
         raise problem
+    drop_disabled_fields(kind.kind, obj, old, features)
     if old is None and kind.kind in DROPPED_ON_CREATE:
         obj.pop("status", None)
     apply_defaults(obj, store.clock.timestamp(), old, namespaced=kind.namespaced)
@@ -97,4 +131,5 @@ def admit(store: MemoryStore, er_cache, kind: kinds.Kind, obj: dict, source: str
         return
     message = admission_error_for(store, er_cache, obj, pending)
     if message:
-        raise InputError(f'{source}: {kind.kind_group} "{obj["metadata"].get("name")}" is forbidden: {message}')
+        prefix = f"{source}: " if source else ""
+        raise InputError(f'{prefix}{kind.resource} "{obj["metadata"].get("name")}" is forbidden: {message}')

@@ -201,7 +201,7 @@ class ControlPlane:
             lookup = isinstance(name, str) and name and (ns is None or isinstance(ns, str))
             old = self.store.get(doc.kind.kind, ns, name) if lookup else None
             obj = doc.obj if old is None else _merge_for_apply(old, doc.obj, doc.kind)
-            obj = admission.prepare(self.store, doc.kind, obj, old, doc.source, creates)
+            obj = admission.prepare(self.store, doc.kind, obj, old, doc.source, creates, self.options.features)
             if old is None:
                 admission.admit(self.store, self.er_cache, doc.kind, obj, doc.source, creates)
                 creates.append(obj)
@@ -241,7 +241,7 @@ class ControlPlane:
         kind = kinds.lookup(obj.get("apiVersion", ""), obj.get("kind", ""))
         if kind is None:
             raise ManifestError(f'{source}: no matches for kind "{obj.get("kind")}" in version "{obj.get("apiVersion")}"')
-        obj = admission.prepare(self.store, kind, obj, None, source)
+        obj = admission.prepare(self.store, kind, obj, None, source, features=self.options.features)
         if kind.namespaced:
             self._ensure_namespace(obj["metadata"]["namespace"])
         admission.admit(self.store, self.er_cache, kind, obj, source)

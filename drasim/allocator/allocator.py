@@ -149,7 +149,8 @@ class Allocator:
         out = []
         for ci, pc in enumerate(prepared):
             chosen = [subs[k] for subs, k in zip(requests[ci], search.selected[ci])]
-            out.append(build_allocation(pc, search.results[ci], chosen, node_name, self.features.device_binding))
+            out.append(build_allocation(pc, search.results[ci], chosen, node_name, self.features.device_binding,
+                                       self.features.compatibility_groups))
         return out
 
     def fits(self, node: dict, claims: Sequence[dict], allocated: AllocatedState) -> bool | None:

@@ -17,6 +17,7 @@ class Features:
     device_taints: bool = True
     consumable_capacity: bool = True
     device_binding: bool = True
+    compatibility_groups: bool = False  # alpha in v1.37 (KEP-5963)
 
     def gate_names(self) -> set[str]:
         """The enabled features by their Kubernetes names (Features.Set in Go)."""
@@ -25,5 +26,6 @@ class Features:
             "DRAPartitionableDevices": self.partitionable_devices, "DRADeviceTaints": self.device_taints,
             "DRAConsumableCapacity": self.consumable_capacity,
             "DRADeviceBindingConditions+DRAResourceClaimDeviceStatus": self.device_binding,
+            "DRADeviceCompatibilityGroups": self.compatibility_groups,
         }
         return {name for name, on in names.items() if on}

@@ -42,7 +42,8 @@ class DeviceRec:
 
     __slots__ = ("name", "id", "driver", "pool", "raw", "capacity", "allow_multi", "consumes", "taints",
                  "binding_conditions", "binding_failure_conditions", "binds_to_node",
-                 "node_name", "all_nodes", "node_selector", "sel_cache", "_cel_input", "cap_fits_empty")
+                 "node_name", "all_nodes", "node_selector", "sel_cache", "_cel_input", "cap_fits_empty",
+                 "compat", "compat_snapshot")
 
     def __init__(self, driver: str, pool: str, raw: dict) -> None:
         self.name: str = raw.get("name", "")
@@ -56,6 +57,14 @@ class DeviceRec:
         self.consumes: list[tuple[str, dict[str, Fraction]]] = [
             (c.get("counterSet", ""), {n: parse_quantity(v.get("value", "0")).value for n, v in (c.get("counters") or {}).items()})
             for c in raw.get("consumesCounters") or ()]
+        # KEP-5963: per consumed counter set, the declared compatibility groups (None: none), and
+        # the snapshot an allocation result records (only the sets with groups; None if no set has any).
+        self.compat: list[tuple[str, frozenset | None]] = [
+            (c.get("counterSet", ""), frozenset(c["compatibilityGroups"]) if c.get("compatibilityGroups") else None)
+            for c in raw.get("consumesCounters") or ()]
+        self.compat_snapshot: dict[str, list[str]] | None = {
+            c.get("counterSet", ""): list(c["compatibilityGroups"])
+            for c in raw.get("consumesCounters") or () if c.get("compatibilityGroups")} or None
         self.taints: list[dict] = list(raw.get("taints") or ())
         self.binding_conditions = raw.get("bindingConditions") or None
         self.binding_failure_conditions = raw.get("bindingFailureConditions") or None

@@ -11,9 +11,9 @@ from drasim.errors import AllocationError
 
 
 def build_allocation(claim: PreparedClaim, picks: list[Pick], chosen: list[ReqData], node_name: str,
-                     with_binding: bool) -> dict:
+                     with_binding: bool, with_groups: bool = False) -> dict:
     """*chosen*: per request of the claim, the request data used (the selected subrequest)."""
-    devices: dict = {"results": [_result(p, with_binding) for p in picks]}
+    devices: dict = {"results": [_result(p, with_binding, with_groups) for p in picks]}
     config = _class_configs(chosen) + _claim_configs(claim, chosen)
     _clear_requests_covering_all(config, claim, chosen)
     if config:
@@ -25,7 +25,7 @@ def build_allocation(claim: PreparedClaim, picks: list[Pick], chosen: list[ReqDa
     return allocation
 
 
-def _result(pick: Pick, with_binding: bool) -> dict:
+def _result(pick: Pick, with_binding: bool, with_groups: bool) -> dict:
     rd, dev = pick.rd, pick.dev
     out = {"request": rd.result_name, "driver": dev.driver, "pool": dev.pool, "device": dev.name}
     if rd.admin:
@@ -41,6 +41,8 @@ def _result(pick: Pick, with_binding: bool) -> dict:
         out["shareID"] = pick.share_id
     if pick.consumed:
         out["consumedCapacity"] = {name: q.canonical() for name, q in sorted(pick.consumed.items())}
+    if with_groups and dev.compat_snapshot:  # KEP-5963: consulted by later allocations on the counter set
+        out["compatibilityGroups"] = {k: list(v) for k, v in dev.compat_snapshot.items()}
     return out
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from fractions import Fraction
 
+from drasim.allocator import compatibility
 from drasim.allocator.capacity import consumed_from_request, request_fits
 from drasim.allocator.features import Features
 from drasim.allocator.model import DeviceRec, SliceRec
@@ -105,7 +106,8 @@ class Search:
     """State of one Allocate call: what is being allocated, counters and capacity taken so far."""
 
     __slots__ = ("features", "state", "selection", "claims", "requests", "candidates", "share_id", "constraints",
-                 "results", "selected", "allocating", "allocating_capacity", "available", "consumed")
+                 "results", "selected", "allocating", "allocating_capacity", "available", "consumed",
+                 "group_baselines", "groups_running")
 
     def __init__(self, features: Features, state: AllocatedState, selection: Selection,
                  claims: list[PreparedClaim], requests: list[list[list[ReqData]]],
@@ -124,6 +126,9 @@ class Search:
         self.allocating_capacity: dict[str, dict[str, Fraction]] = {}
         self.available: dict[str, dict[str, dict[str, Fraction]]] = {}  # keyed by pool NAME (Go quirk §11.2)
         self.consumed: dict[str, dict[str, dict[str, Fraction]]] = {}
+        # KEP-5963 rolling intersections, keyed by pool NAME like counters (compatibility.py)
+        self.group_baselines: dict[str, dict] = {}
+        self.groups_running: dict[str, dict] = {}
 
     # --- the recursion ------------------------------------------------------------------------
 
@@ -237,13 +242,22 @@ class Search:
             return None
         if not features.partitionable_devices and dev.consumes:
             return None
+        if dev.consumes and not features.compatibility_groups and self._skip_for_disabled_groups(dev, pool):
+            return None
         skip_counters = multi and (self.state.consumed_capacity(dev_id) is not None or dev_id in self.allocating_capacity)
         if not skip_counters and dev.consumes and not self._take_counters(dev, pool):
             return None
+        groups_undo = None
+        if dev.consumes and features.compatibility_groups:
+            groups_undo = self._take_groups(dev, pool)
+            if groups_undo is None:
+                return None
         # Go quirk: counters taken above are not returned when a later check below fails.
         if features.device_taints and dev.taints:
             for taint in dev.taints:
                 if prevents_allocation(taint, rd.tolerations):
+                    if groups_undo is not None:
+                        groups_undo()
                     return None
         request, subrequest = (rd.parent, rd.name) if rd.parent is not None else (rd.name, "")
         constraints = self.constraints[ci]
@@ -254,6 +268,8 @@ class Search:
                                           f"{dev_id} because a claim constraint would not be satisfied")
                 for earlier in constraints[:i]:
                     earlier.remove(request, subrequest, dev)
+                if groups_undo is not None:
+                    groups_undo()
                 return None
         using = self.allocating.setdefault(dev_id, set())
         if not multi:
@@ -281,6 +297,8 @@ class Search:
                     self._remove_capacity(dev_id, consumed)
             elif features.partitionable_devices and dev.consumes:
                 self._return_counters(dev, pool)
+            if groups_undo is not None:
+                groups_undo()
             del results[before:]
         return undo
 
@@ -300,6 +318,50 @@ class Search:
                 agg[name] -= q.value
         if all(v == 0 for v in agg.values()):
             del self.allocating_capacity[dev_id]
+
+    def _group_baseline(self, pool: Pool) -> dict:
+        name = pool.pool
+        found = self.group_baselines.get(name)
+        if found is None:
+            found = self.group_baselines[name] = compatibility.baseline(pool.all_devices(), self.state.group_snapshot)
+        return found
+
+    def _take_groups(self, dev: DeviceRec, pool: Pool) -> Callable[[], None] | None:
+        """checkAndConsumeCompatibilityGroups: fold the device's groups into every counter set it
+        draws from, or None (nothing changed) if any set does not admit it."""
+        running = self.groups_running.setdefault(pool.pool, {})
+        baseline = None
+        saved: list[tuple[str, object, bool]] = []
+        for set_name, groups in dev.compat:
+            existed = set_name in running
+            if existed:
+                current = running[set_name]
+            else:
+                if baseline is None:
+                    baseline = self._group_baseline(pool)
+                current = baseline.get(set_name)
+            if not compatibility.admits(current, groups):
+                self._restore_groups(running, saved)
+                return None
+            saved.append((set_name, current, existed))
+            running[set_name] = compatibility.add(current, groups)
+        return lambda: self._restore_groups(running, saved)
+
+    @staticmethod
+    def _restore_groups(running: dict, saved: list) -> None:
+        for set_name, previous, existed in reversed(saved):
+            if existed:
+                running[set_name] = previous
+            else:
+                running.pop(set_name, None)
+
+    def _skip_for_disabled_groups(self, dev: DeviceRec, pool: Pool) -> bool:
+        if dev.compat_snapshot:
+            return True
+        if not self.state.groups:
+            return False
+        baseline = self._group_baseline(pool)
+        return any(isinstance(baseline.get(set_name), frozenset) for set_name, _ in dev.consumes)
 
     def _available(self, pool: Pool) -> dict[str, dict[str, Fraction]]:
         """Counter sets minus what allocated devices consume; may go negative (§11.2)."""

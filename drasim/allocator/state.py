@@ -21,7 +21,7 @@ class AllocatedState:
     """Exclusively allocated devices, shares of shareable devices and their aggregated consumed capacity."""
 
     __slots__ = ("consumable_capacity", "_exclusive", "_shares", "_capacity", "_capacity_refs", "token",
-                 "serial", "pool_versions")
+                 "serial", "pool_versions", "groups")
 
     def __init__(self, consumable_capacity: bool = True) -> None:
         # With DRAConsumableCapacity off, results with a shareID count as exclusive (as in Kubernetes).
@@ -34,6 +34,9 @@ class AllocatedState:
         self.serial = next(_tokens)  # identifies this state object for caches
         # pool name -> mutation count of allocations in that pool (keys per-node caches)
         self.pool_versions: dict[str, int] = {}
+        # device id -> the compatibility-group snapshot its allocation recorded (KEP-5963;
+        # Go: AllocatedState.AllocatedCompatibilityGroups, the last result seen wins)
+        self.groups: dict[str, dict[str, list[str]]] = {}
 
     @classmethod
     def from_claims(cls, claims: Iterable[dict], consumable_capacity: bool = True) -> AllocatedState:
@@ -60,6 +63,7 @@ class AllocatedState:
         other._capacity = {k: dict(v) for k, v in self._capacity.items()}
         other._capacity_refs = dict(self._capacity_refs)
         other.pool_versions = dict(self.pool_versions)
+        other.groups = dict(self.groups)
         return other
 
     def _apply(self, allocation: dict, sign: int) -> None:
@@ -71,13 +75,20 @@ class AllocatedState:
             if result.get("adminAccess"):
                 continue  # admin access never blocks anyone (§9.1)
             device_id = f"{result.get('driver', '')}/{result.get('pool', '')}/{result.get('device', '')}"
+            snapshot = result.get("compatibilityGroups")
+            if snapshot and sign > 0:
+                self.groups[device_id] = snapshot
             if self.consumable_capacity and result.get("shareID") is not None:
                 _bump(self._shares, device_id, sign)
                 consumed = result.get("consumedCapacity")
                 if consumed is not None:
                     self._apply_capacity(device_id, consumed, sign)
+                if sign < 0 and device_id in self.groups and not self.is_allocated(device_id):
+                    del self.groups[device_id]
                 continue
             _bump(self._exclusive, device_id, sign)
+            if sign < 0 and device_id in self.groups and not self.is_allocated(device_id):
+                del self.groups[device_id]
 
     def _apply_capacity(self, device_id: str, consumed: dict, sign: int) -> None:
         agg = self._capacity.setdefault(device_id, {})
@@ -100,6 +111,12 @@ class AllocatedState:
     def is_allocated(self, device_id: str) -> bool:
         """Allocated in any way (exclusive or shared): its counters are consumed (§11.2)."""
         return device_id in self._exclusive or device_id in self._shares or device_id in self._capacity
+
+    def group_snapshot(self, device_id: str) -> dict[str, list[str]] | None:
+        """The recorded compatibility groups of an allocated device ({} if none), None if not allocated."""
+        if not self.is_allocated(device_id):
+            return None
+        return self.groups.get(device_id, {})
 
     def exclusive_devices(self) -> set[str]:
         return set(self._exclusive)

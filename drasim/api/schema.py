@@ -68,7 +68,7 @@ DEVICE_CLAIM_CONFIGURATION = _struct("requests", opaque=OPAQUE)
 # --- ResourceSlice -------------------------------------------------------------------------------
 COUNTER = _struct("value")
 COUNTER_SET = _struct("name", counters=_map(COUNTER))
-DEVICE_COUNTER_CONSUMPTION = _struct("counterSet", counters=_map(COUNTER))
+DEVICE_COUNTER_CONSUMPTION = _struct("counterSet", "compatibilityGroups", counters=_map(COUNTER))
 DEVICE_ATTRIBUTE = _struct("int", "bool", "string", "version", "ints", "bools", "strings", "versions")
 CAPACITY_REQUEST_POLICY = _struct("default", "validValues", validRange=_struct("min", "max", "step"))
 DEVICE_CAPACITY = _struct("value", requestPolicy=CAPACITY_REQUEST_POLICY)
@@ -101,7 +101,8 @@ RESOURCE_CLAIM_SPEC = _struct(devices=_struct(requests=_list(DEVICE_REQUEST),
                                               config=_list(DEVICE_CLAIM_CONFIGURATION)))
 DEVICE_REQUEST_ALLOCATION_RESULT = _struct(
     "request", "driver", "pool", "device", "adminAccess", "bindingConditions", "bindingFailureConditions",
-    "shareID", "consumedCapacity", "skipNodeOperations", tolerations=_list(DEVICE_TOLERATION))
+    "shareID", "consumedCapacity", "skipNodeOperations", "compatibilityGroups",
+    tolerations=_list(DEVICE_TOLERATION))
 DEVICE_ALLOCATION_CONFIGURATION = _struct("source", "requests", opaque=OPAQUE)
 ALLOCATION_RESULT = _struct(
     "allocationTimestamp", nodeSelector=NODE_SELECTOR,

@@ -25,6 +25,7 @@ ALLOCATOR_GATES = {
     "DRAAdminAccess": "admin_access",
     "DRADeviceTaints": "device_taints",
     "DRADeviceBindingConditions": "device_binding",
+    "DRADeviceCompatibilityGroups": "compatibility_groups",
 }
 
 

@@ -181,14 +181,19 @@ class DeviceTaintEvictionController:
         self._handle_pods(new)
 
     def _handle_rule_change(self, old: dict | None, new: dict | None) -> None:
-        """k8s: handleRuleChange — queue the first status update; re-evaluate all claims on spec change."""
+        """k8s: handleRuleChange — an immediate status update for a new rule and for a changed spec
+        (so a NoExecute→None switch shows a fresh dry run); re-evaluate all claims on spec change.
+
+        The spec (§8.1, §8.4, from a 1.35-era copy) says a spec change alone queues nothing; the
+        newer controller (v1beta2 informers, PodGroup support) queues one, and v1.37 has it."""
         if old is None:
             self._add(_rule_item(new))
         if new is None:
             self._evicted.pop(old["metadata"].get("uid"), None)
-        if (old is not None and new is not None and old["metadata"].get("uid") == new["metadata"].get("uid")
-                and old.get("spec") == new.get("spec")):
-            return
+        if old is not None and new is not None and old["metadata"].get("uid") == new["metadata"].get("uid"):
+            if old.get("spec") == new.get("spec"):
+                return
+            self._add(_rule_item(new))
         for allocated in list(self._claims.values()):
             previous, allocated.eviction = allocated.eviction, claim_eviction(allocated.claim, self._pools, self._evicting)
             if not same_eviction(allocated.eviction, previous):

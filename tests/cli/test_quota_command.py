@@ -43,7 +43,7 @@ spec:
 """)
     assert main(["simulate", *PHASES, str(extra)]) == 1
     err = capsys.readouterr().err
-    assert 'Pod "greedy" is forbidden: exceeded quota: gpus, requested: requests.example.com/gpu=2, ' \
+    assert 'pods "greedy" is forbidden: exceeded quota: gpus, requested: requests.example.com/gpu=2, ' \
            'used: requests.example.com/gpu=5, limited: requests.example.com/gpu=6' in err
 
 
@@ -70,7 +70,7 @@ spec:
     cp = ControlPlane()
     for phase in PHASES:
         cp.run_phase(load_paths([phase]))
-    with pytest.raises(InputError, match='Pod "too-many" is forbidden: exceeded quota: gpus'):
+    with pytest.raises(InputError, match='pods "too-many" is forbidden: exceeded quota: gpus'):
         cp.run_phase(load_paths([extra]))
     assert cp.store.get("Pod", "research", "fits") is None
 
@@ -106,4 +106,8 @@ spec:
     assert "extendedResourceClaimStatus" not in pod["status"]
     assert cp.store.list("ResourceClaim", "research") == []
     cond = next(c for c in pod["status"]["conditions"] if c["type"] == "PodScheduled")
-    assert cond["reason"] == "SchedulerError" and "exceeded quota: devices" in cond["message"]
+    assert cond["reason"] == "SchedulerError"
+    # k8s: createExtendedResourceClaimInAPI wraps the API error; GroupResource names the claim's kind
+    assert 'create claim for extended resources research/: resourceclaims.resource.k8s.io ' \
+           '"legacy-dra-extended-resources-' in cond["message"]
+    assert '" is forbidden: exceeded quota: devices' in cond["message"]

@@ -161,6 +161,12 @@ def validate_pod(obj: dict, old: dict | None = None) -> Errors:
     if isinstance(node_name, str) and node_name:
         errs.extend(common.messages_as_errors(common.is_dns1123_subdomain(node_name), path.child("nodeName"),
                                               node_name))
+    status = obj.get("status")
+    live = isinstance(status, dict) and bool(status.get("conditions") or status.get("startTime"))
+    if old is None and spec.get("ephemeralContainers") and not live:
+        # k8s: ValidatePodCreate. They are added later through the ephemeralcontainers subresource,
+        # so only a snapshot of a live pod (one whose status has conditions) may hold them.
+        errs.append(forbidden(path.child("ephemeralContainers"), "cannot be set on create"))
     for key in ("initContainers", "containers"):
         containers = get_list(spec, key, path, errs)
         for _, c, p in dict_items(containers if isinstance(containers, list) else [], path.child(key), errs):

@@ -501,12 +501,15 @@ class DynamicResources:
                              allocation: dict, now: str) -> Status | None:
         claim = ext.new_extended_resource_claim(pod, requests)
         claim["metadata"]["finalizers"] = [DELETE_PROTECTION_FINALIZER]
+        # k8s: createExtendedResourceClaimInAPI names the claim by klog.KObj before the server
+        # generated its name: "<namespace>/".
+        key = f'{claim["metadata"].get("namespace", "")}/{claim["metadata"].get("name", "")}'
         try:
             created = self.create_claim(claim)
         except InputError as e:  # quota admission or a name clash: PreBind fails, the pod is retried
             if self.metrics:
                 self.metrics.claim_creates.labels(status="failure", admin_access="false").inc()
-            return error_status(f"create ResourceClaim for extended resources: {e}")
+            return error_status(f"create claim for extended resources {key}: {e}")
         if self.metrics:
             self.metrics.claim_creates.labels(status="success", admin_access="false").inc()
         state[_STATE_KEY + "/extended-claim"] = created

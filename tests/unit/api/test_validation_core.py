@@ -98,3 +98,13 @@ def test_valid(obj):
 def test_invalid(obj, want):
     """Each bad core object yields exactly the API server's messages."""
     assert messages(obj) == want
+
+
+def test_ephemeral_containers_cannot_be_set_on_create():
+    """k8s: ValidatePodCreate; they arrive later through the ephemeralcontainers subresource."""
+    fresh = pod(ctr())
+    fresh["spec"]["ephemeralContainers"] = [{"name": "debug", "image": "busybox"}]
+    assert messages(fresh) == ["spec.ephemeralContainers: Forbidden: cannot be set on create"]
+    # a snapshot of a live pod (`kubectl get -o yaml` after `kubectl debug`) is replayed as it is
+    live = dict(fresh, status={"phase": "Running", "conditions": [{"type": "PodScheduled", "status": "True"}]})
+    assert messages(live) == []

@@ -393,6 +393,26 @@ def test_noexecute_to_none_keeps_suffix():
         "0 different namespaces " + DRY_RUN_TAIL + " 1 pod evicted since starting the controller.")
 
 
+def test_spec_change_after_completion_refreshes_status_at_once():
+    """Long after Completed, switching the rule back to None queues an immediate status update
+    (k8s: handleRuleChange on a changed spec): a fresh dry run for the new generation."""
+    cluster = running()
+    cluster.store.create(rule())
+    cluster.run()
+    assert cluster.rule_condition()["reason"] == "Completed"
+    cluster.clock.advance(3600)
+    back = clone(cluster.store.get("DeviceTaintRule", None, "rule"))
+    back["spec"]["taint"]["effect"] = "None"
+    updated = cluster.store.update(back)
+    cluster.run()
+    cond = cluster.rule_condition()
+    assert (cond["reason"], cond["observedGeneration"]) == ("NoEffect", updated["metadata"]["generation"])
+    assert cond["message"] == (
+        "3 published devices selected. 1 allocated device selected. 0 pods would be evicted in "
+        "0 different namespaces " + DRY_RUN_TAIL + " 1 pod evicted since starting the controller.")
+    assert parse_time(cond["lastTransitionTime"]) == cluster.clock.now
+
+
 # -- cancellation --------------------------------------------------------------------------------
 
 def _pending():

@@ -1,0 +1,49 @@
+"""KEP-5963 through the control plane: with the alpha gate off the API server drops
+`compatibilityGroups` (dropDisabledFields), with it on the scheduler enforces and records them."""
+from drasim.allocator import Features
+from drasim.controlplane import ControlPlane, Options
+
+DRIVER = "gpu.example.com"
+
+
+def cluster(features: Features) -> ControlPlane:
+    cp = ControlPlane(Options(features=features))
+    cp.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
+               "status": {"allocatable": {"cpu": "8", "memory": "8Gi", "pods": "10"}}})
+    cp.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+               "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}})
+    pool = {"name": "n1", "generation": 1, "resourceSliceCount": 2}
+    cp.create({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "counters"},
+               "spec": {"driver": DRIVER, "nodeName": "n1", "pool": pool,
+                        "sharedCounters": [{"name": "gpu-0", "counters": {"mem": {"value": "8"}}}]}})
+
+    def part(name: str, group: str) -> dict:
+        return {"name": name, "consumesCounters": [{"counterSet": "gpu-0", "counters": {"mem": {"value": "4"}},
+                                                     "compatibilityGroups": [group]}]}
+    cp.create({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "parts"},
+               "spec": {"driver": DRIVER, "nodeName": "n1", "pool": pool,
+                        "devices": [part("mig-0", "mig"), part("vgpu-0", "vgpu")]}})
+    for name in ("a", "b"):
+        cp.create({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                   "metadata": {"name": name, "namespace": "default"},
+                   "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu"}}]}}})
+        cp.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+                   "spec": {"containers": [{"name": "c", "image": "i", "resources": {"claims": [{"name": "x"}]}}],
+                            "resourceClaims": [{"name": "x", "resourceClaimName": name}]}})
+    cp.settle()
+    return cp
+
+
+def test_gate_off_drops_the_field_and_devices_allocate_as_plain_partitions():
+    cp = cluster(Features())
+    parts = cp.store.get("ResourceSlice", None, "parts")
+    assert all("compatibilityGroups" not in c for d in parts["spec"]["devices"] for c in d["consumesCounters"])
+    assert all(cp.store.get("Pod", "default", n)["spec"].get("nodeName") == "n1" for n in ("a", "b"))
+
+
+def test_gate_on_keeps_mig_and_vgpu_apart_and_records_the_snapshot():
+    cp = cluster(Features(compatibility_groups=True))
+    pods = {n: cp.store.get("Pod", "default", n)["spec"].get("nodeName") for n in ("a", "b")}
+    assert pods == {"a": "n1", "b": None}
+    [result] = cp.store.get("ResourceClaim", "default", "a")["status"]["allocation"]["devices"]["results"]
+    assert result["device"] == "mig-0" and result["compatibilityGroups"] == {"gpu-0": ["mig"]}
