@@ -49,7 +49,7 @@ def _pod_creator(ex: Executor) -> Callable[..., dict]:
             return cp.create(pod, source=source)
         obj = clone(pod)
         apply_defaults(obj, cp.clock.timestamp(), None, namespaced=True)
-        return store.create(obj)
+        return store.create(obj, copy=False)
     return create
 
 

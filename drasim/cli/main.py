@@ -8,6 +8,7 @@ cluster runs until nothing more happens before the next one.
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 
 from drasim.errors import InputError
@@ -105,7 +106,15 @@ def simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+# A simulation allocates millions of small dicts that live as long as the cluster, so the
+# default gen-0 threshold (700) runs the cycle collector over them constantly. Measured on
+# the scheduler_perf DRA workloads: 10-18 % less wall time, peak memory unchanged
+# (docs/PERFORMANCE.md). Collection still happens; only less often.
+GC_THRESHOLDS = (50_000, 20, 20)
+
+
 def main(argv: list[str] | None = None) -> int:
+    gc.set_threshold(*GC_THRESHOLDS)
     args = _parser().parse_args(argv)
     try:
         if args.command == "simulate":

@@ -61,7 +61,7 @@ class _PodClaims:
     node_results: dict[str, list[dict]] = field(default_factory=dict)   # node -> allocations (to_allocate order [+ ext])
     node_extended: dict[str, tuple[list[dict], list[dict]]] = field(default_factory=dict)  # node -> (requests, mappings)
     unavailable: set[str] = field(default_factory=set)  # allocated claims that fit no node
-    extended_claims: dict[tuple, tuple] = field(default_factory=dict)  # routed names -> (requests, mappings, claim)
+    extended_claims: dict[tuple, list] = field(default_factory=dict)   # routed names -> [requests, mappings, claim]
     routings: dict[tuple, object] = field(default_factory=dict)        # node allocatable of the names -> Routing
     plans: dict[tuple, object] = field(default_factory=dict)           # routed names -> Allocator.plan
 
@@ -139,16 +139,26 @@ class DynamicResources:
             return None
         return (tuple(_spec_key(c.get("spec")) for c in s.to_allocate),
                 tuple(_spec_key(c["status"]["allocation"].get("nodeSelector")) for c in s.allocated),
-                self._extended_signature(pod, s.extended))
+                self._extended_signature(pod, s))
 
-    def _extended_signature(self, pod: dict, extended: dict[str, int]) -> tuple:
+    def _extended_requests(self, s: _PodClaims, pod: dict, routed: dict[str, int]) -> list:
+        """[requests, mappings, in-memory claim or None] for the routed names, once per cycle."""
+        key = tuple(routed.items())
+        built = s.extended_claims.get(key)
+        if built is None:
+            requests, mappings = ext.build_requests_and_mappings(pod, routed, self.er_cache)
+            built = s.extended_claims[key] = [requests, mappings, None]
+        return built
+
+    def _extended_signature(self, pod: dict, s: _PodClaims) -> tuple:
         """The extended-resource part: names (or their aliases) with amounts, and the layout of
         the claim they would make (request names, counts, classes or class aliases)."""
+        extended = s.extended
         if not extended:
             return ()
         alias = self.resource_alias
         names = tuple(sorted(((alias(n) if alias else None) or n, q) for n, q in extended.items()))
-        requests, _ = ext.build_requests_and_mappings(pod, extended, self.er_cache)
+        requests = self._extended_requests(s, pod, extended)[0]
         layout = []
         for r in requests:
             exactly = r.get("exactly") or {}
@@ -300,11 +310,10 @@ class DynamicResources:
                 return unresolvable(ext.REASON_CANNOT_FIT_RESOURCE)
             if routing.dra:
                 plan_key = tuple(routing.dra.items())
-                built = s.extended_claims.get(plan_key)
-                if built is None:
-                    requests, mappings = ext.build_requests_and_mappings(pod, routing.dra, self.er_cache)
-                    built = s.extended_claims[plan_key] = (requests, mappings, _in_memory_claim(pod, requests))
-                s.node_extended[node.name] = built[:2]
+                built = self._extended_requests(s, pod, routing.dra)
+                if built[2] is None:
+                    built[2] = _in_memory_claim(pod, built[0])
+                s.node_extended[node.name] = (built[0], built[1])
                 claims = claims + [built[2]]
             else:
                 s.node_extended.pop(node.name, None)
