@@ -176,7 +176,7 @@ class SchedulerCache:
         if current == node_name:
             info = self._nodes.get(node_name)
             if info is not None:
-                info.pods[uid] = pod  # refresh the object, requests are unchanged
+                info.refresh_pod(pod)
             return
         if current is not None:
             self.remove_pod(pod)

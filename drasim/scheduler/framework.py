@@ -92,6 +92,8 @@ class NodeInfo:
     name: str = ""     # the node's name (fixed for the life of the NodeInfo)
     position: int = 0  # index in the scheduler's node order (SchedulerCache.nodes())
     advertised: frozenset = frozenset()   # DRA-extended names its allocatable lists
+    # k8s: NodeInfo.PodsWithAffinity — uid -> pod, for pods with pod (anti-)affinity terms
+    with_affinity: dict[str, dict] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.name = self.node["metadata"]["name"]
@@ -101,6 +103,8 @@ class NodeInfo:
         if uid in self.pods:
             return
         self.pods[uid] = pod
+        if has_pod_affinity(pod):
+            self.with_affinity[uid] = pod
         self.requested = self.requested + pod_requests(pod)
         self.generation += 1
 
@@ -108,8 +112,22 @@ class NodeInfo:
         uid = pod["metadata"]["uid"]
         old = self.pods.pop(uid, None)
         if old is not None:
+            self.with_affinity.pop(uid, None)
             self.requested = self.requested - pod_requests(old)
             self.generation += 1
+
+    def refresh_pod(self, pod: dict) -> None:
+        """A newer object of a pod already here (labels or status changed; requests and
+        affinity are immutable), without a generation bump."""
+        uid = pod["metadata"]["uid"]
+        self.pods[uid] = pod
+        if uid in self.with_affinity:
+            self.with_affinity[uid] = pod
+
+
+def has_pod_affinity(pod: dict) -> bool:
+    affinity = (pod.get("spec") or {}).get("affinity")
+    return bool(affinity and (affinity.get("podAffinity") or affinity.get("podAntiAffinity")))
 
 
 @runtime_checkable

@@ -184,7 +184,7 @@ class _ExistingPods:
         old = self.nodes.get(info.name)
         if old is not None:
             self.count -= len(old[2])
-        terms = tuple(t for t in (_existing_terms(p) for p in info.pods.values()) if t.any)
+        terms = tuple(t for t in (_existing_terms(p) for p in info.with_affinity.values()) if t.any)
         self.nodes[info.name] = (info, info.generation, terms)
         self.count += len(terms)
 
