@@ -12,7 +12,7 @@ from pathlib import Path
 
 import yaml
 
-from drasim.api import kinds
+from drasim.api import kinds, yamlfast
 from drasim.errors import ManifestError
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
@@ -26,6 +26,26 @@ class KubeYAMLLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ig
 KubeYAMLLoader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+
+# The tag of a plain scalar depends on its text alone (this loader has no path resolvers), and
+# manifests repeat the same texts (names, quantities, small ints) endlessly: remember them.
+_PLAIN_TAGS: dict[str, str] = {}
+_PLAIN_TAGS_MAX = 100_000
+
+
+def _resolve(self, kind, value, implicit):
+    if kind is yaml.ScalarNode and implicit[0]:
+        tag = _PLAIN_TAGS.get(value)
+        if tag is None:
+            tag = yaml.resolver.BaseResolver.resolve(self, kind, value, implicit)
+            if len(_PLAIN_TAGS) >= _PLAIN_TAGS_MAX:
+                _PLAIN_TAGS.clear()
+            _PLAIN_TAGS[value] = tag
+        return tag
+    return yaml.resolver.BaseResolver.resolve(self, kind, value, implicit)
+
+
+KubeYAMLLoader.resolve = _resolve
 _YAML_LOADER = KubeYAMLLoader
 
 # Fields the API server owns or that make no sense to replay from a snapshot.
@@ -59,7 +79,7 @@ def _parse(path: Path, text: str) -> list:
         if path.suffix == ".json":
             data = json.loads(text)
             return [data]
-        return list(yaml.load_all(text, Loader=_YAML_LOADER))
+        return list(yamlfast.load_all(text, _YAML_LOADER))
     except json.JSONDecodeError as e:
         raise ManifestError(f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
     except yaml.YAMLError as e:

@@ -14,6 +14,7 @@ from drasim.bench.config import ConfigError
 from drasim.bench.convert import to_v1
 from drasim.bench.gotemplate import Template, parse
 
+from drasim.api import yamlfast  # noqa: E402
 from drasim.api.loader import KubeYAMLLoader as _LOADER   # noqa: E402
 
 DRA_NODE_TEMPLATE = "node-with-dra-test-driver.yaml"
@@ -68,7 +69,7 @@ class Renderer:
         obj = self._decoded.get(text)
         if obj is None:
             try:
-                obj = yaml.load(text, Loader=_LOADER)
+                obj = yamlfast.load(text, _LOADER)
             except yaml.YAMLError as e:
                 raise ConfigError(f"{path.name}: rendered template is not valid YAML: {e}") from None
             if not isinstance(obj, dict):
