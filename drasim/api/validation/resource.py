@@ -73,8 +73,24 @@ def validate_c_identifier(value: str, path: Path) -> Errors:
     return errs
 
 
+# Attribute and capacity keys repeat on every device of a slice: remember the valid ones.
+_VALID_QUALIFIED: set[str] = set()
+_VALID_QUALIFIED_MAX = 50_000
+
+
 def validate_qualified_name(name: str, path: Path) -> Errors:
     """VALID validateQualifiedName: `identifier` or `domain/identifier` (attribute/capacity keys)."""
+    if name in _VALID_QUALIFIED:
+        return []
+    errs = _qualified_name_errors(name, path)
+    if not errs:
+        if len(_VALID_QUALIFIED) >= _VALID_QUALIFIED_MAX:
+            _VALID_QUALIFIED.clear()
+        _VALID_QUALIFIED.add(name)
+    return errs
+
+
+def _qualified_name_errors(name: str, path: Path) -> Errors:
     parts = name.split("/")
     if len(parts) == 1:
         return validate_c_identifier(parts[0], path)

@@ -220,12 +220,38 @@ def _truncate(key: str, max_len: int = _KEY_TRUNCATE) -> str:
 def _value_count(attr: object) -> int:
     if not isinstance(attr, dict):
         return 1
-    lists = [attr.get(k) for k in _LISTS if isinstance(attr.get(k), list)]
-    return sum(len(v) for v in lists) if any(lists) else 1
+    n = 0
+    for key in _LISTS:
+        values = attr.get(key)
+        if isinstance(values, list):
+            n += len(values)
+    return n or 1
+
+
+# (kind, type, value) of single-value attributes found valid; devices repeat them endlessly.
+_VALID_SCALAR_ATTRS: set[tuple] = set()
+_VALID_SCALAR_ATTRS_MAX = 50_000
+_SCALAR_TYPES = (int, bool, str)
 
 
 def _validate_attribute(attr: object, path: Path, errs: Errors) -> None:
     """VALID validateDeviceAttribute: exactly one value; strings/versions <= 64 bytes; strict semver."""
+    memo_key = None
+    if type(attr) is dict and len(attr) == 1:
+        ((kind, value),) = attr.items()
+        if kind in _SCALARS and type(value) in _SCALAR_TYPES:
+            memo_key = (kind, type(value), value)
+            if memo_key in _VALID_SCALAR_ATTRS:
+                return
+    before = len(errs)
+    _check_attribute(attr, path, errs)
+    if memo_key is not None and len(errs) == before:
+        if len(_VALID_SCALAR_ATTRS) >= _VALID_SCALAR_ATTRS_MAX:
+            _VALID_SCALAR_ATTRS.clear()
+        _VALID_SCALAR_ATTRS.add(memo_key)
+
+
+def _check_attribute(attr: object, path: Path, errs: Errors) -> None:
     if not isinstance(attr, dict):
         errs.append(common.type_error(path, attr, "an object"))
         return
