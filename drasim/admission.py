@@ -63,17 +63,22 @@ def admin_access_errors(store: MemoryStore, kind: kinds.Kind, obj: dict, pending
                       "label on the containing namespace") for i in wanted]
 
 
-def _uses_compatibility_groups(kind: str, obj: dict | None) -> bool:
-    if not isinstance(obj, dict):
-        return False
+def _dicts(value) -> list[dict]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _get(obj, *keys):
+    for key in keys:
+        obj = obj.get(key) if isinstance(obj, dict) else None
+    return obj
+
+
+def _group_holders(kind: str, obj: dict | None) -> list[dict]:
+    """The dicts that may carry `compatibilityGroups`: consumesCounters entries of a slice's
+    devices, or the allocation results of a claim."""
     if kind == "ResourceSlice":
-        devices = (obj.get("spec") or {}).get("devices") if isinstance(obj.get("spec"), dict) else None
-        return any(isinstance(c, dict) and c.get("compatibilityGroups")
-                   for d in devices or () if isinstance(d, dict)
-                   for c in (d.get("consumesCounters") or ()) if isinstance(d.get("consumesCounters"), list))
-    allocation = (obj.get("status") or {}).get("allocation") if isinstance(obj.get("status"), dict) else None
-    results = ((allocation or {}).get("devices") or {}).get("results") if isinstance(allocation, dict) else None
-    return any(isinstance(r, dict) and r.get("compatibilityGroups") for r in results or ())
+        return [c for d in _dicts(_get(obj, "spec", "devices")) for c in _dicts(d.get("consumesCounters"))]
+    return _dicts(_get(obj, "status", "allocation", "devices", "results"))
 
 
 def drop_disabled_fields(kind: str, obj: dict, old: dict | None, features: Features) -> None:
@@ -82,17 +87,10 @@ def drop_disabled_fields(kind: str, obj: dict, old: dict | None, features: Featu
     already used it (KEP-5963 version skew)."""
     if features.compatibility_groups or kind not in ("ResourceSlice", "ResourceClaim"):
         return
-    if not _uses_compatibility_groups(kind, obj) or _uses_compatibility_groups(kind, old):
+    if any(h.get("compatibilityGroups") for h in _group_holders(kind, old)):
         return
-    if kind == "ResourceSlice":
-        for device in obj["spec"]["devices"]:
-            for consumption in device.get("consumesCounters") or () if isinstance(device, dict) else ():
-                if isinstance(consumption, dict):
-                    consumption.pop("compatibilityGroups", None)
-    else:
-        for result in obj["status"]["allocation"]["devices"]["results"]:
-            if isinstance(result, dict):
-                result.pop("compatibilityGroups", None)
+    for holder in _group_holders(kind, obj):
+        holder.pop("compatibilityGroups", None)
 
 
 def prepare(store: MemoryStore, kind: kinds.Kind, obj: dict, old: dict | None, source: str,
