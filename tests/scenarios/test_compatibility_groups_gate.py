@@ -47,3 +47,23 @@ def test_gate_on_keeps_mig_and_vgpu_apart_and_records_the_snapshot():
     assert pods == {"a": "n1", "b": None}
     [result] = cp.store.get("ResourceClaim", "default", "a")["status"]["allocation"]["devices"]["results"]
     assert result["device"] == "mig-0" and result["compatibilityGroups"] == {"gpu-0": ["mig"]}
+
+
+def test_gate_off_keeps_the_field_on_objects_that_already_used_it():
+    from drasim.admission import drop_disabled_fields
+
+    def slice_with(groups):
+        entry = {"counterSet": "gpu-0", "counters": {}}
+        if groups:
+            entry["compatibilityGroups"] = groups
+        return {"spec": {"devices": [{"name": "d", "consumesCounters": [entry]}]}}
+
+    new = slice_with(["mig"])
+    drop_disabled_fields("ResourceSlice", new, None, Features())
+    assert "compatibilityGroups" not in new["spec"]["devices"][0]["consumesCounters"][0]
+    kept = slice_with(["vgpu"])
+    drop_disabled_fields("ResourceSlice", kept, slice_with(["mig"]), Features())
+    assert kept["spec"]["devices"][0]["consumesCounters"][0]["compatibilityGroups"] == ["vgpu"]
+    on = slice_with(["mig"])
+    drop_disabled_fields("ResourceSlice", on, None, Features(compatibility_groups=True))
+    assert on["spec"]["devices"][0]["consumesCounters"][0]["compatibilityGroups"] == ["mig"]
