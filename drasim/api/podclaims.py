@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Iterator
 
 NOT_CREATED = "ResourceClaim not created yet"
+RESERVED_FOR_MAX_SIZE = 256   # k8s: ResourceClaimReservedForMaxSize (CanBeReserved)
 
 
 def _statuses(pod: dict) -> dict[str, str | None]:

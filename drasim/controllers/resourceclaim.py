@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import deque
 
+from drasim.api.podclaims import RESERVED_FOR_MAX_SIZE, is_owned_by, is_reserved_for, pod_claims
 from drasim.store.events import WARNING, record_event
 from drasim.metrics import Metrics
 from drasim.errors import InputError
@@ -56,6 +57,7 @@ class ResourceClaimController:
         self._queued: set[tuple[str, str, str]] = set()
         # Indexes (informer indexers): pod uid -> claims it owns / claims reserved for it.
         self._owned: dict[str, set[tuple[str, str]]] = {}
+        self._bound_users: dict[tuple[str, str], set[str]] = {}   # claim -> names of pods on a node using it
         self._reserved: dict[str, set[tuple[str, str]]] = {}
         store.subscribe(self._on_event, kinds=("Pod", "ResourceClaim", "ResourceQuota"))
 
@@ -69,6 +71,7 @@ class ResourceClaimController:
     def _on_event(self, ev: WatchEvent) -> None:
         md = ev.obj["metadata"]
         if ev.kind == "Pod":
+            self._index_bound_user(ev)
             if ev.type != DELETED and (ev.obj.get("spec") or {}).get("resourceClaims"):
                 self._enqueue("Pod", md.get("namespace"), md["name"])
             if ev.type == DELETED or is_pod_done(ev.obj):
@@ -84,6 +87,27 @@ class ResourceClaimController:
             if ev.type != DELETED:
                 self._index(ev.obj, key)
                 self._enqueue("ResourceClaim", *key)
+                if (ev.obj.get("status") or {}).get("allocation"):
+                    for pod_name in sorted(self._bound_users.get(key, ())):
+                        self._enqueue("Pod", key[0], pod_name)
+
+    def _index_bound_user(self, ev: WatchEvent) -> None:
+        """claim -> pods on a node that name it (k8s: the podResourceClaimIndex), so an allocation
+        showing up later reaches the pods that still need it reserved."""
+        for obj, add in ((ev.old, False), (None if ev.type == DELETED else ev.obj, True)):
+            if obj is None or not (obj.get("spec") or {}).get("nodeName"):
+                continue
+            ns, name = obj["metadata"].get("namespace"), obj["metadata"]["name"]
+            for _entry, claim_name, _ in pod_claims(obj):
+                if claim_name is None:
+                    continue
+                users = self._bound_users.setdefault((ns, claim_name), set())
+                if add:
+                    users.add(name)
+                else:
+                    users.discard(name)
+                    if not users:
+                        del self._bound_users[(ns, claim_name)]
 
     def _unblock(self, namespace: str | None) -> None:
         """Room may have been made in the namespace's quota: try refused creates again (k8s retries)."""
@@ -153,7 +177,28 @@ class ResourceClaimController:
             pod = self.store.get("Pod", ns, name)
             status = clone(pod.get("status") or {})
             status["resourceClaimStatuses"] = statuses
-            self.store.update_status(dict(pod, status=status), copy=False)
+            pod = self.store.update_status(dict(pod, status=status), copy=False)
+        if pod["spec"].get("nodeName"):
+            self._reserve_for_bound_pod(pod)
+
+    def _reserve_for_bound_pod(self, pod: dict) -> None:
+        """A pod that has a node without the scheduler (spec.nodeName set by its author) gets
+        its allocated claims reserved here; the controller never allocates.
+        k8s: syncPod (pod.Spec.NodeName != "" → reserveForPod), podNeedsWork, CanBeReserved."""
+        ns = pod["metadata"].get("namespace")
+        for _entry, claim_name, check_owner in pod_claims(pod):
+            if claim_name is None:
+                continue
+            claim = self.store.get("ResourceClaim", ns, claim_name)
+            if claim is None or (check_owner and not is_owned_by(claim, pod)):
+                continue
+            status = claim.get("status") or {}
+            reserved = status.get("reservedFor") or []
+            if (status.get("allocation") and not is_reserved_for(claim, pod)
+                    and len(reserved) < RESERVED_FOR_MAX_SIZE):
+                entry = {"resource": "pods", "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"]}
+                self.store.update_status(dict(claim, status=dict(status, reservedFor=[*reserved, entry])),
+                                         copy=False)
 
     def _existing_claim(self, pod: dict, entry: str) -> dict | None:
         """A claim created earlier for this pod entry (k8s: findPodResourceClaim)."""

@@ -19,7 +19,7 @@ from drasim.allocator import AllocatedState, Allocator, NodeAllocationFailure
 from drasim.api.devicetaints import rule_matches_device
 from drasim.api.podresources import resource_list
 from drasim.api.nodeselector import node_selector_matches
-from drasim.api.podclaims import claim_name, is_owned_by, is_reserved_for
+from drasim.api.podclaims import RESERVED_FOR_MAX_SIZE, claim_name, is_owned_by, is_reserved_for
 from drasim.metrics import Metrics
 from drasim.errors import AllocationError, InputError
 from drasim.scheduler.framework import (SKIP, CycleState, NodeInfo, PreFilterResult, Status, error_status,
@@ -31,7 +31,6 @@ from drasim.store import DELETED, MemoryStore, WatchEvent, clone
 NAME = "DynamicResources"
 _STATE_KEY = "PreFilter" + NAME
 DELETE_PROTECTION_FINALIZER = "resource.kubernetes.io/delete-protection"
-RESERVED_FOR_MAX_SIZE = 256   # k8s: ResourceClaimReservedForMaxSize
 
 # Reasons, verbatim from kube-scheduler (users search for them).
 REASON_CANNOT_ALLOCATE = "cannot allocate all claims"
