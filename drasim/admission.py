@@ -10,11 +10,14 @@ stored, so a rejected request changes nothing.
 """
 from __future__ import annotations
 
+import json
+
 from drasim.allocator import Features
 from drasim.api import kinds
 from drasim.api.defaults import apply_defaults
 from drasim.api.fielderrors import forbidden
-from drasim.api.schema import unknown_fields
+from drasim.api.quantity import QUANTITY_FORMAT_ERROR
+from drasim.api.schema import malformed_quantity, unknown_fields
 from drasim.api.validation import DROPPED_ON_CREATE, validate_object
 from drasim.controllers.quotacontroller import admission_error_for
 from drasim.errors import InputError, InvalidObject, ManifestError
@@ -31,6 +34,18 @@ def strict_decoding_error(kind: kinds.Kind, obj: dict, source: str) -> ManifestE
     fields = ", ".join(f'unknown field "{f}"' for f in unknown)
     return ManifestError(f'{source}: {kind.kind} in version "{kind.version}" cannot be handled as a '
                          f"{kind.kind}: strict decoding error: {fields}")
+
+
+def quantity_decoding_error(kind: kinds.Kind, obj: dict, source: str) -> ManifestError | None:
+    """A malformed quantity fails decoding before validation, with the decoder's bare message
+    (k8s: transformDecodeError over resource.ErrFormatWrong). The field is added in parentheses:
+    Kubernetes does not name it, and the user needs it."""
+    hit = malformed_quantity(kind.kind, obj)
+    if hit is None:
+        return None
+    path, value = hit
+    return ManifestError(f'{source}: {kind.kind} in version "{kind.version}" cannot be handled as a '
+                         f'{kind.kind}: {QUANTITY_FORMAT_ERROR} ({path}: {json.dumps(value)})')
 
 
 ADMIN_ACCESS_LABEL = "resource.kubernetes.io/admin-access"
@@ -103,7 +118,7 @@ def prepare(store: MemoryStore, kind: kinds.Kind, obj: dict, old: dict | None, s
     if not md.get("name") and not md.get("generateName") and old is None:
         raise InvalidObject(kind.kind_group, "", ["metadata.name: Required value: name or generateName is required"],
                             source)
-    problem = strict_decoding_error(kind, obj, source)
+    problem = strict_decoding_error(kind, obj, source) or quantity_decoding_error(kind, obj, source)
     if problem is not None:
         raise problem
     drop_disabled_fields(kind.kind, obj, old, features)

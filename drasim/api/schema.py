@@ -18,7 +18,14 @@ from __future__ import annotations
 
 from typing import Any
 
-ANY = None  # scalar or free-form JSON (RawExtension, labels, quantities, ...)
+ANY = None  # scalar or free-form JSON (RawExtension, labels, ...)
+
+
+class _Quantity:  # noqa: N801
+    """A resource.Quantity: decoding fails on a malformed string (k8s: Quantity.UnmarshalJSON)."""
+
+
+QUANTITY = _Quantity()
 
 
 class _list:  # noqa: N801 - reads like a type in the table
@@ -66,12 +73,13 @@ DEVICE_CLASS_CONFIGURATION = _struct(opaque=OPAQUE)
 DEVICE_CLAIM_CONFIGURATION = _struct("requests", opaque=OPAQUE)
 
 # --- ResourceSlice -------------------------------------------------------------------------------
-COUNTER = _struct("value")
+COUNTER = _struct(value=QUANTITY)
 COUNTER_SET = _struct("name", counters=_map(COUNTER))
 DEVICE_COUNTER_CONSUMPTION = _struct("counterSet", "compatibilityGroups", counters=_map(COUNTER))
 DEVICE_ATTRIBUTE = _struct("int", "bool", "string", "version", "ints", "bools", "strings", "versions")
-CAPACITY_REQUEST_POLICY = _struct("default", "validValues", validRange=_struct("min", "max", "step"))
-DEVICE_CAPACITY = _struct("value", requestPolicy=CAPACITY_REQUEST_POLICY)
+CAPACITY_REQUEST_POLICY = _struct(default=QUANTITY, validValues=_list(QUANTITY),
+                                  validRange=_struct(min=QUANTITY, max=QUANTITY, step=QUANTITY))
+DEVICE_CAPACITY = _struct(value=QUANTITY, requestPolicy=CAPACITY_REQUEST_POLICY)
 NODE_ALLOCATABLE_RESOURCE = _struct(mapping=_struct("capacityKey", "capacityMultiplier", "deviceMultiplier"),
                                     overhead=_struct("perPod", "perContainer"))
 DEVICE = _struct(
@@ -87,7 +95,7 @@ RESOURCE_SLICE_SPEC = _struct(
     devices=_list(DEVICE), sharedCounters=_list(COUNTER_SET))
 
 # --- ResourceClaim -------------------------------------------------------------------------------
-CAPACITY_REQUIREMENTS = _struct("requests")
+CAPACITY_REQUIREMENTS = _struct(requests=_map(QUANTITY))
 EXACT_DEVICE_REQUEST = _struct(
     "deviceClassName", "allocationMode", "count", "adminAccess",
     selectors=_list(DEVICE_SELECTOR), tolerations=_list(DEVICE_TOLERATION), capacity=CAPACITY_REQUIREMENTS)
@@ -101,7 +109,7 @@ RESOURCE_CLAIM_SPEC = _struct(devices=_struct(requests=_list(DEVICE_REQUEST),
                                               config=_list(DEVICE_CLAIM_CONFIGURATION)))
 DEVICE_REQUEST_ALLOCATION_RESULT = _struct(
     "request", "driver", "pool", "device", "adminAccess", "bindingConditions", "bindingFailureConditions",
-    "shareID", "consumedCapacity", "skipNodeOperations", "compatibilityGroups",
+    "shareID", "skipNodeOperations", "compatibilityGroups", consumedCapacity=_map(QUANTITY),
     tolerations=_list(DEVICE_TOLERATION))
 DEVICE_ALLOCATION_CONFIGURATION = _struct("source", "requests", opaque=OPAQUE)
 ALLOCATION_RESULT = _struct(
@@ -138,6 +146,49 @@ KINDS: dict[str, dict[str, Any]] = {
 }
 
 
+# Core kinds are not modelled field by field; only their quantity-valued fields are listed.
+_RESOURCES = _struct(requests=_map(QUANTITY), limits=_map(QUANTITY))
+_CONTAINER = {"resources": _RESOURCES}
+_CORE_QUANTITIES: dict[str, Any] = {
+    "Pod": {"spec": {"containers": _list(_CONTAINER), "initContainers": _list(_CONTAINER),
+                     "ephemeralContainers": _list(_CONTAINER), "overhead": _map(QUANTITY),
+                     "resources": _RESOURCES}},
+    "Node": {"status": {"capacity": _map(QUANTITY), "allocatable": _map(QUANTITY)}},
+    "ResourceQuota": {"spec": {"hard": _map(QUANTITY)},
+                      "status": {"hard": _map(QUANTITY), "used": _map(QUANTITY)}},
+}
+
+
+def malformed_quantity(kind: str, obj: Any) -> tuple[str, Any] | None:
+    """(path, value) of the first quantity-typed field holding a string that is not a quantity,
+    in decoding order; None if all decode. The API server fails the whole decode on it."""
+    from drasim.api.quantity import QuantityError, parse_quantity
+
+    def walk(schema: Any, value: Any, path: str):
+        if schema is QUANTITY:
+            if isinstance(value, str):
+                try:
+                    parse_quantity(value)
+                except (QuantityError, ValueError):
+                    return path, value
+            return None
+        if isinstance(schema, _list):
+            items = enumerate(value) if isinstance(value, list) else ()
+            return next((hit for i, item in items if (hit := walk(schema.item, item, f"{path}[{i}]"))), None)
+        if schema is ANY or not isinstance(value, dict):
+            return None
+        keys = sorted(value, key=str) if isinstance(schema, _map) else [k for k in sorted(value, key=str)
+                                                                        if k in schema]
+        for key in keys:
+            hit = walk(schema.item if isinstance(schema, _map) else schema[key], value[key], _join(path, str(key)))
+            if hit:
+                return hit
+        return None
+
+    table = KINDS.get(kind) or _CORE_QUANTITIES.get(kind)
+    return walk(table, obj, "") if table is not None else None
+
+
 def unknown_fields(kind: str, obj: Any) -> list[str]:
     """Dotted paths of fields the kind does not define, in strict-decoding order.
 
@@ -153,7 +204,7 @@ def unknown_fields(kind: str, obj: Any) -> list[str]:
 
 
 def _walk(schema: Any, value: Any, path: str, found: list[str]) -> None:
-    if schema is ANY:
+    if schema is ANY or schema is QUANTITY:
         return
     if isinstance(schema, _list):
         if isinstance(value, list):

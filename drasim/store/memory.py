@@ -159,10 +159,15 @@ class MemoryStore:
         md.setdefault("creationTimestamp", self.clock.timestamp())
         if kind.kind not in ("Pod", "Node", "Namespace", "Event", "ResourceQuota"):
             md.setdefault("generation", 1)
-        md.pop("deletionTimestamp", None)
         md["resourceVersion"] = self._next_rv()
         self._put(kind.kind, key, obj)
         self._notify(WatchEvent(ADDED, kind.kind, obj))
+        if md.get("deletionTimestamp") and not md.get("finalizers"):
+            # A snapshot of an object being deleted: with finalizers it waits for them, as in
+            # the API server; without, its deletion completes now (graceful termination is
+            # not modelled: pods go at once).
+            self._drop(kind.kind, key)
+            self._notify(WatchEvent(DELETED, kind.kind, obj))
         return obj
 
     def _replace(self, kind: Kind, key: Key, new: dict, old: dict) -> dict:

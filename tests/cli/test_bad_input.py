@@ -46,6 +46,27 @@ def run(tmp_path, capsys, *docs: str):
           taint: {key: k, effect: NoExecute}
         """, ['unknown field "spec.deviceSelector.deviceClassName"', "strict decoding error"], id="unknown-field"),
     pytest.param("""
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: p}
+        spec:
+          containers:
+          - {name: c, image: i, resources: {requests: {cpu: lots}}}
+        """, ['Pod in version "v1" cannot be handled as a Pod: quantities must match the regular expression',
+              '(spec.containers[0].resources.requests.cpu: "lots")'], id="pod-quantity-decode"),
+    pytest.param("""
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceSlice
+        metadata: {name: s}
+        spec:
+          driver: gpu.example.com
+          nodeName: node-1
+          pool: {name: p, generation: 1, resourceSliceCount: 1}
+          devices:
+          - {name: d, capacity: {memory: {value: 80 GiB}}}
+        """, ['ResourceSlice in version "v1" cannot be handled as a ResourceSlice: quantities must match',
+              '(spec.devices[0].capacity.memory.value: "80 GiB")'], id="slice-quantity-decode"),
+    pytest.param("""
         apiVersion: resource.k8s.io/v1
         kind: DeviceClass
         metadata: {name: gpu}

@@ -91,3 +91,16 @@ def test_delete_uid_precondition(store):
     store.create(claim())
     with pytest.raises(StoreError, match="Precondition failed"):
         store.delete("ResourceClaim", "default", "c", uid="other")
+
+
+def test_snapshot_of_an_object_being_deleted(store):
+    """deletionTimestamp from a snapshot: kept while finalizers hold the object, otherwise the
+    deletion completes at once (ADDED then DELETED)."""
+    events = []
+    store.subscribe(lambda e: events.append((e.type, e.obj["metadata"]["name"])))
+    held = store.create(claim("held", deletionTimestamp="2025-05-05T05:05:05Z", finalizers=["x/y"]))
+    assert held["metadata"]["deletionTimestamp"] == "2025-05-05T05:05:05Z"
+    assert store.get("ResourceClaim", "default", "held") is held
+    store.create(claim("gone", deletionTimestamp="2025-05-05T05:05:05Z"))
+    assert store.get("ResourceClaim", "default", "gone") is None
+    assert events == [(ADDED, "held"), (ADDED, "gone"), (DELETED, "gone")]
