@@ -82,6 +82,8 @@ def _parse(path: Path, text: str) -> list:
         return list(yamlfast.load_all(text, _YAML_LOADER))
     except json.JSONDecodeError as e:
         raise ManifestError(f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    except RecursionError:
+        raise ManifestError(f"{path}: exceeded maximum nesting depth") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
@@ -140,18 +142,40 @@ def _clean(obj: dict, source: str) -> dict:
     return obj
 
 
-def _as_json(value, path: str):
+class _Budget:
+    """How many values a file may expand to. Without aliases a YAML or JSON text holds fewer
+    values than characters, so more means aliases multiply it (a "billion laughs" bomb);
+    go-yaml refuses those too ("document contains excessive aliasing")."""
+
+    __slots__ = ("left",)
+
+    def __init__(self, text: str) -> None:
+        self.left = len(text) + 1024
+
+
+def _as_json(value, path: str, budget: _Budget | None = None, open_: set[int] | None = None):
     """The value as Kubernetes sees it after its YAML-to-JSON step: map keys become strings
     (`3: x` → "3", `true: x` → "true"); values JSON cannot hold (bytes, sets) are an error."""
-    if isinstance(value, dict):
-        out = {}
-        for k, v in value.items():
-            key = k if isinstance(k, str) else ("true" if k is True else "false" if k is False
-                                                else "null" if k is None else str(k))
-            out[key] = _as_json(v, f"{path}.{key}" if path else key)
-        return out
-    if isinstance(value, list):
-        return [_as_json(v, f"{path}[{i}]") for i, v in enumerate(value)]
+    if budget is not None:
+        budget.left -= 1
+        if budget.left < 0:
+            raise ManifestError("yaml: document contains excessive aliasing")
+    if isinstance(value, (dict, list)):
+        open_ = set() if open_ is None else open_
+        if id(value) in open_:
+            raise ManifestError(f"{path or '.'}: an alias refers to a node that contains it")
+        open_.add(id(value))
+        try:
+            if isinstance(value, dict):
+                out = {}
+                for k, v in value.items():
+                    key = k if isinstance(k, str) else ("true" if k is True else "false" if k is False
+                                                        else "null" if k is None else str(k))
+                    out[key] = _as_json(v, f"{path}.{key}" if path else key, budget, open_)
+                return out
+            return [_as_json(v, f"{path}[{i}]", budget, open_) for i, v in enumerate(value)]
+        finally:
+            open_.discard(id(value))
     if value is None or isinstance(value, (str, bool, int, float)):
         return value
     raise ManifestError(f"{path}: unsupported value of type {type(value).__name__}")
@@ -165,12 +189,15 @@ def load_file(path: Path, skipped: list[str] | None = None) -> list[Document]:
     except (OSError, UnicodeDecodeError) as e:
         raise ManifestError(f"{path}: cannot read: {e}") from None
     docs: list[Document] = []
+    budget = _Budget(text)
     for number, raw in enumerate(_parse(path, text), start=1):
         for source, obj in _expand(raw, f"{path}#{number}"):
             try:
-                obj = _as_json(obj, "")
+                obj = _as_json(obj, "", budget)
             except ManifestError as e:
                 raise ManifestError(f"{source}: {e}") from None
+            except RecursionError:
+                raise ManifestError(f"{source}: exceeded maximum nesting depth") from None
             if (obj.get("apiVersion"), obj.get("kind")) in kinds.NOT_SIMULATED:
                 if skipped is not None:
                     note = f"{obj['apiVersion']} {obj['kind']} objects are not simulated and were skipped"

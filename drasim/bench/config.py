@@ -74,8 +74,13 @@ def load_config(path: str | Path, topic: str | None = None) -> Config:
         raw = yaml.load(p.read_text(encoding="utf-8"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except OSError as e:
         raise ConfigError(f"{p}: cannot read: {e.strerror or e}") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{p}: cannot read: not UTF-8 text ({e.reason} at byte {e.start})") from None
     except yaml.YAMLError as e:
-        raise ConfigError(f"{p}: invalid YAML: {e}") from None
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise ConfigError(f"{p}: invalid YAML{where}: {problem}") from None
     if not isinstance(raw, list):
         raise ConfigError(f"{p}: a scheduler_perf config is a list of test cases")
     return Config(p, [_test_case(tc, p) for tc in raw], topic or default_topic(p))
@@ -87,13 +92,41 @@ def _test_case(raw: Any, path: Path) -> TestCase:
     ops = raw.get("workloadTemplate") or []
     if not isinstance(ops, list) or not all(isinstance(o, dict) and o.get("opcode") for o in ops):
         raise ConfigError(f"{path}: {raw['name']}: workloadTemplate must be a list of ops with an opcode")
-    workloads = [Workload(name=str(w["name"]), labels=tuple(w.get("labels") or ()),
-                          params=dict(w.get("params") or {}), threshold=w.get("threshold"),
-                          feature_gates=dict(w.get("featureGates") or {}))
-                 for w in raw.get("workloads") or []]
-    return TestCase(name=str(raw["name"]), ops=ops, workloads=workloads, labels=tuple(raw.get("labels") or ()),
-                    feature_gates=dict(raw.get("featureGates") or {}),
+    where = f"{path}: {raw['name']}"
+    workloads_raw = raw.get("workloads") or []
+    if not isinstance(workloads_raw, list):
+        raise ConfigError(f"{where}: workloads must be a list")
+    workloads = []
+    for i, w in enumerate(workloads_raw):
+        if not isinstance(w, dict) or not isinstance(w.get("name"), str) or not w["name"]:
+            raise ConfigError(f"{where}: workloads[{i}] must be an object with a name")
+        workloads.append(Workload(name=w["name"], labels=_labels(w, f"{where}/{w['name']}"),
+                                  params=_mapping(w, "params", f"{where}/{w['name']}"),
+                                  threshold=_threshold(w.get("threshold"), f"{where}/{w['name']}"),
+                                  feature_gates=_mapping(w, "featureGates", f"{where}/{w['name']}")))
+    return TestCase(name=str(raw["name"]), ops=ops, workloads=workloads, labels=_labels(raw, where),
+                    feature_gates=_mapping(raw, "featureGates", where),
                     scheduler_config_path=raw.get("schedulerConfigPath"))
+
+
+def _mapping(raw: dict, key: str, where: str) -> dict:
+    value = raw.get(key) or {}
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: {key} must be a mapping")
+    return dict(value)
+
+
+def _labels(raw: dict, where: str) -> tuple[str, ...]:
+    value = raw.get("labels") or []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ConfigError(f"{where}: labels must be a list of strings")
+    return tuple(value)
+
+
+def _threshold(value: Any, where: str) -> Any:
+    if value is None or isinstance(value, (int, float, dict)) and not isinstance(value, bool):
+        return value
+    raise ConfigError(f"{where}: threshold must be a number or a mapping of topics to numbers")
 
 
 # --- labels, thresholds, gates -------------------------------------------------------------------
@@ -116,9 +149,12 @@ def threshold_for(raw: Any, topic: str) -> float:
     """A number applies to every topic; a map gives per-topic values, a missing topic is 0 (no check)."""
     if raw is None:
         return 0.0
-    if isinstance(raw, dict):
-        return float(raw.get(topic) or 0)
-    return float(raw)
+    value = raw.get(topic) if isinstance(raw, dict) else raw
+    if value is None:
+        return 0.0
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f"threshold: expected a number, got {value!r}")
+    return float(value)
 
 
 def merged_gates(tc: TestCase, w: Workload) -> dict[str, bool]:

@@ -82,12 +82,24 @@ def prepare_ops(raw_ops: list[dict], params: Params) -> list[Op]:
     return ops
 
 
+def _int(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ConfigError(f"{name}: expected a number, got {value!r}")
+    return int(value)
+
+
 def _count(raw: dict, params: Params) -> int | None:
     if raw.get("countParam"):
-        return params.get_int(raw["countParam"])
-    if raw.get("count") is not None:
-        return int(raw["count"])
-    return None
+        count = params.get_int(raw["countParam"])
+    elif raw.get("count") is not None:
+        if isinstance(raw["count"], bool) or not isinstance(raw["count"], (int, float)):
+            raise ConfigError(f"count: expected a number, got {raw['count']!r}")
+        count = int(raw["count"])
+    else:
+        return None
+    if count < 0:   # scheduler_perf: "must be >= 0"
+        raise ConfigError(f"count must be >= 0, got {count}")
+    return count
 
 
 def _duration(raw: dict, params: Params) -> float:
@@ -122,7 +134,7 @@ def _prepare(index: int, raw: dict, params: Params) -> Op:
         op.driver = raw.get("driverName") or ""
         op.nodes_glob = raw.get("nodes") or ""
         op.max_claims = (params.get_int(raw["maxClaimsPerNodeParam"]) if raw.get("maxClaimsPerNodeParam")
-                         else int(raw.get("maxClaimsPerNode") or 0))
+                         else _int(raw.get("maxClaimsPerNode") or 0, "maxClaimsPerNode"))
         if not op.driver or not op.nodes_glob:
             raise ConfigError("createResourceDriver: driverName and nodes must be set")
     elif opcode == "barrier":

@@ -6,6 +6,7 @@ import sys
 from typing import IO
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -38,8 +39,8 @@ def render_table(records: list[dict], file: IO[str] | None = None) -> None:
         m = r.get("metrics") or {}
         tp = m.get("SchedulingThroughput") or {}
         result = {True: "[green]pass[/]", False: "[red]FAIL[/]", None: "-"}[r.get("passed")]
-        status = r["status"] if r["status"] == "ok" else f"[yellow]{r['status']}[/]"
-        table.add_row(r["name"], status, _num(tp.get("Average")), _num(tp.get("Perc50")), _num(tp.get("Perc90")),
+        status = r["status"] if r["status"] == "ok" else f"[yellow]{escape(r['status'])}[/]"
+        table.add_row(escape(str(r["name"])), status, _num(tp.get("Average")), _num(tp.get("Perc50")), _num(tp.get("Perc90")),
                       _num(tp.get("Perc99")), _samples(m),
                       _num(m.get("OverallThroughput")), _num(m.get("PodsScheduled"), "{}"),
                       _num(m.get("SchedulingDuration"), "{:.2f}"), _num(m.get("CPUTime"), "{:.2f}"),
@@ -47,15 +48,16 @@ def render_table(records: list[dict], file: IO[str] | None = None) -> None:
     console.print(table)
     for r in records:
         if r.get("error"):
-            console.print(f"[bold]{r['name']}[/]: {r['status']}: {r['error']}", highlight=False)
+            console.print(f"[bold]{escape(str(r['name']))}[/]: {escape(r['status'])}: {escape(str(r['error']))}",
+                          highlight=False)
         for note in r.get("notes") or ():
-            console.print(f"[dim]{r['name']}: note: {note}[/]", highlight=False)
+            console.print(f"[dim]{escape(str(r['name']))}: note: {escape(str(note))}[/]", highlight=False)
 
 
 class _Bar:
     def __init__(self, progress: Progress, description: str, total: float) -> None:
         self.progress = progress
-        self.task = progress.add_task(description, total=total)
+        self.task = progress.add_task(escape(description), total=total)
 
     def update(self, completed: float) -> None:
         self.progress.update(self.task, completed=completed)

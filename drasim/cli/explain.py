@@ -23,7 +23,7 @@ def find_pod(cp: ControlPlane, ref: str) -> dict:
 
 def render_table(cp: ControlPlane, pod: dict, why: Explanation) -> str:
     buf = io.StringIO()
-    console = Console(file=buf, width=170, no_color=True, highlight=False)
+    console = Console(file=buf, width=170, no_color=True, highlight=False, markup=False)
     md = pod["metadata"]
     node = pod["spec"].get("nodeName")
     claims = {(c["metadata"].get("namespace"), c["metadata"]["name"]): c for c in cp.store.list("ResourceClaim")}

@@ -68,7 +68,7 @@ def _cell(used: str, hard: str | None) -> str:
 
 def render_table(cp: ControlPlane) -> str:
     buf = io.StringIO()
-    console = Console(file=buf, width=180, no_color=True, highlight=False)
+    console = Console(file=buf, width=180, no_color=True, highlight=False, markup=False)
     table = Table(title="Quota usage of DRA devices (used / hard)", title_justify="left", show_edge=False)
     for col in ("NAMESPACE", "QUOTA", "DEVICECLASS", "EXTENDED NAME", "IMPLICIT NAME", "DEVICES"):
         table.add_column(col, overflow="fold")

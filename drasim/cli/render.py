@@ -54,7 +54,7 @@ def render_table(objects: list[dict], width: int = 160) -> str:
         by_kind.setdefault(o["kind"], []).append(o)
     claims = {(c["metadata"].get("namespace"), c["metadata"]["name"]): c for c in by_kind.get("ResourceClaim", [])}
     buf = io.StringIO()
-    console = Console(file=buf, width=width, no_color=True, highlight=False, soft_wrap=False)
+    console = Console(file=buf, width=width, no_color=True, highlight=False, soft_wrap=False, markup=False)
 
     pods = Table(title="Pods", title_justify="left", show_edge=False)
     for col in ("NAMESPACE", "NAME", "NODE", "PHASE", "CLAIMS → DEVICES"):

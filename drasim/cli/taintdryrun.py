@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.table import Table
 
 from drasim.api import kinds
+from drasim import admission
 from drasim.api.loader import Document, load_paths
 from drasim.controllers.devicetaintstatus import WhatIf, rule_what_if
 from drasim.controlplane import ControlPlane, Options
@@ -39,8 +40,11 @@ class Replacement:
 def _rule_document(path: str) -> Document:
     docs = load_paths([path])
     rules = [d for d in docs if d.kind.kind == "DeviceTaintRule"]
-    if len(rules) != 1:
-        raise InputError(f"{path}: expected exactly one DeviceTaintRule, found {len(rules)}")
+    if len(rules) != 1 or len(docs) != 1:
+        others = sorted({d.kind.kind for d in docs} - {"DeviceTaintRule"})
+        extra = f" and {', '.join(others)} objects" if others else ""
+        raise InputError(f"{path}: expected exactly one DeviceTaintRule and nothing else, "
+                         f"found {len(rules)} DeviceTaintRule(s){extra}")
     return rules[0]
 
 
@@ -75,8 +79,11 @@ def what_if(rule_path: str, cluster: list[str], seed: int = 0) -> tuple[dict, Wh
     rule_doc = _rule_document(rule_path)
     phases = [load_paths([p]) for p in cluster]
     before = _settled(phases, seed)
-    rule = clone(rule_doc.obj)
     store = before.store
+    # The rule as the API server would store it: decoded, defaulted and validated (a bad rule is
+    # an error here, not only when its dry run happens to evict a pod).
+    rule = admission.prepare(store, rule_doc.kind, rule_doc.obj, store.get("DeviceTaintRule", None,
+                             rule_doc.obj["metadata"].get("name")), rule_doc.source)
     result = rule_what_if(rule, pods=store.list("Pod"), claims=store.list("ResourceClaim"),
                           slices=store.list("ResourceSlice"))
     replacements: list[Replacement] = []
@@ -106,7 +113,7 @@ def what_if(rule_path: str, cluster: list[str], seed: int = 0) -> tuple[dict, Wh
 
 def render_table(rule: dict, result: WhatIf, replacements: list[Replacement]) -> str:
     buf = io.StringIO()
-    console = Console(file=buf, width=160, no_color=True, highlight=False)
+    console = Console(file=buf, width=160, no_color=True, highlight=False, markup=False)
     effect = ((rule.get("spec") or {}).get("taint") or {}).get("effect")
     console.print(f"DeviceTaintRule {rule['metadata']['name']} (effect {effect}), as if NoExecute:")
     console.print(result.message())

@@ -13,6 +13,9 @@ from datetime import datetime, timezone
 from typing import Callable
 
 DEFAULT_START = "2026-01-01T00:00:00Z"
+# The end of time for the simulation: RFC 3339 cannot write later instants, and a timer set
+# beyond them (tolerationSeconds near int64 max) never fires, as it would not in a cluster's life.
+END_OF_TIME = datetime(9999, 12, 31, 23, 59, 59, tzinfo=timezone.utc).timestamp()
 
 
 def parse_time(text: str) -> float:
@@ -42,7 +45,9 @@ class Clock:
         self._stamp = ""
 
     def call_at(self, when: float, fn: Callable[[], None]) -> None:
-        """Run fn at virtual time `when` (now if it is already past)."""
+        """Run fn at virtual time `when` (now if it is already past; never after END_OF_TIME)."""
+        if when > END_OF_TIME:
+            return
         heapq.heappush(self._queue, (max(when, self.now), next(self._seq), fn))
 
     def call_later(self, delay: float, fn: Callable[[], None]) -> None:

@@ -164,3 +164,64 @@ metadata: {name: web, namespace: default}
     assert err.count("warning: apps/v1 Deployment objects are not simulated and were skipped") == 1
     assert "warning: v1 Service objects are not simulated" in err
     assert [o["kind"] for o in json.loads(out)["items"]] == ["Node"]
+
+
+BOMB = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}\ndata:\n" + "".join(
+    f"  {name}: &{name} [{', '.join([f'*{prev}'] * 9) if prev else ', '.join(['lol'] * 9)}]\n"
+    for prev, name in zip([None, "a", "b", "c", "d", "e", "f", "g"], "abcdefgh"))
+
+
+@pytest.mark.parametrize(("manifest", "needle"), [
+    pytest.param(BOMB, "document contains excessive aliasing", id="billion-laughs"),
+    pytest.param("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: &x {self: *x}\n",
+                 "data.self: an alias refers to a node that contains it", id="self-reference"),
+])
+def test_alias_abuse_is_refused_quickly(tmp_path, capsys, manifest, needle):
+    """Aliases that expand past the text (a YAML bomb) or into themselves are input errors, found
+    before anything is expanded in memory (go-yaml: "excessive aliasing")."""
+    code, out, err = run(tmp_path, capsys, manifest)
+    assert code == 1 and needle in err and "Traceback" not in err and len(err) < 500
+
+
+def test_deep_json_is_an_error_not_a_crash(tmp_path, capsys):
+    p = tmp_path / "deep.json"
+    p.write_text("[" * 100_000 + "]" * 100_000)
+    assert main(["simulate", str(p)]) == 1
+    assert "exceeded maximum nesting depth" in capsys.readouterr().err
+
+
+def test_table_output_prints_messages_verbatim(tmp_path, capsys):
+    """Messages with brackets (CEL keys, regexes) are text, not rich markup."""
+    code, out, err = run(tmp_path, capsys, NODE, """
+        apiVersion: resource.k8s.io/v1
+        kind: DeviceClass
+        metadata: {name: gpu}
+        spec:
+          selectors:
+          - cel: {expression: 'device.attributes["x"]["[/x]"] == "a"'}
+        ---
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceSlice
+        metadata: {name: s}
+        spec:
+          driver: x
+          nodeName: node-1
+          pool: {name: p, generation: 1, resourceSliceCount: 1}
+          devices: [{name: d}]
+        ---
+        apiVersion: resource.k8s.io/v1
+        kind: ResourceClaim
+        metadata: {name: c}
+        spec: {devices: {requests: [{name: r, exactly: {deviceClassName: gpu}}]}}
+        ---
+        apiVersion: v1
+        kind: Pod
+        metadata: {name: p}
+        spec:
+          containers: [{name: c, image: i, resources: {claims: [{name: r}]}}]
+          resourceClaims: [{name: r, resourceClaimName: c}]
+        """)
+    assert code == 0
+    code = main(["simulate", *sorted(str(p) for p in tmp_path.glob("*.yaml")), "-o", "table"])
+    out, err = capsys.readouterr()
+    assert code == 0 and "no such key: [/x]" in out.replace("\n", " ").replace("│", " ")

@@ -109,3 +109,17 @@ def test_simulation_is_deterministic(capsys):
     first = capsys.readouterr().out
     main(args)
     assert capsys.readouterr().out == first
+
+
+@pytest.mark.parametrize(("rule", "needle"), [
+    pytest.param("spec: {taint: {key: example.com/k, effect: Bogus}}",
+                 'spec.taint.effect: Unsupported value: "Bogus"', id="bad-effect"),
+    pytest.param("spec: []", "spec: Invalid value: []: must be an object", id="spec-not-object"),
+])
+def test_taint_dryrun_validates_the_rule(tmp_path, capsys, rule, needle):
+    """The rule is admitted like any create before the dry run, whatever it would evict."""
+    p = tmp_path / "rule.yaml"
+    p.write_text(f"apiVersion: resource.k8s.io/v1\nkind: DeviceTaintRule\nmetadata: {{name: r}}\n{rule}\n")
+    code = main(["taint-dryrun", str(p), "--cluster", str(EXAMPLES / "taint-maintenance" / "00-cluster.yaml")])
+    err = capsys.readouterr().err
+    assert code == 1 and needle in err and "Traceback" not in err

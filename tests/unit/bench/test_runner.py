@@ -193,3 +193,21 @@ def test_steady_state_barrier_and_sleep(tiny_config):
     assert (r["status"], r["error"]) == ("ok", None)
     assert r["metrics"]["PodsScheduled"] > 6
     assert r["metrics"]["SchedulingDuration"] >= 0.3
+
+
+@pytest.mark.parametrize(("text", "needle"), [
+    pytest.param("- name: T\n  workloads: [fast]\n", "workloads[0] must be an object with a name", id="workload-not-object"),
+    pytest.param("- name: T\n  workloads: {name: w}\n", "workloads must be a list", id="workloads-not-list"),
+    pytest.param("- name: T\n  workloads: [{name: w, params: [1]}]\n", "params must be a mapping", id="params-list"),
+    pytest.param("- name: T\n  workloads: [{name: w, labels: performance}]\n", "labels must be a list of strings",
+                 id="labels-string"),
+    pytest.param("- name: T\n  workloads: [{name: w, threshold: fast}]\n", "threshold must be a number",
+                 id="threshold-string"),
+    pytest.param("a: 1\n---\nb: 2\n", "invalid YAML at line", id="two-documents"),
+])
+def test_malformed_configs_are_config_errors(tmp_path, text, needle):
+    from drasim.bench.config import ConfigError
+    p = tmp_path / "performance-config.yaml"
+    p.write_text(text)
+    with pytest.raises(ConfigError, match=needle.replace("[", r"\[").replace("]", r"\]")):
+        load_config(p)
