@@ -46,6 +46,26 @@ def _resolve(self, kind, value, implicit):
 
 
 KubeYAMLLoader.resolve = _resolve
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def _construct_mapping(self, node, deep=False):
+    """A key repeated in one mapping is an error, as in Kubernetes' reader (go-yaml: `key "x"
+    already set in map`); keys brought in by a merge (`<<`) may still be overridden."""
+    if isinstance(node, yaml.MappingNode):
+        seen = set()
+        for key_node, _ in node.value:
+            if key_node.tag == _MERGE_TAG or not isinstance(key_node, yaml.ScalarNode):
+                continue
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"key {json.dumps(str(key))} already set in map", key_node.start_mark)
+            seen.add(key)
+    return yaml.constructor.SafeConstructor.construct_mapping(self, node, deep=deep)
+
+
+KubeYAMLLoader.construct_mapping = _construct_mapping
 _YAML_LOADER = KubeYAMLLoader
 
 # Fields the API server owns or that make no sense to replay from a snapshot.

@@ -5,12 +5,14 @@ its pure-Python SafeConstructor, which is most of the time on large manifests (a
 ResourceSlice with many devices). Kubernetes manifests use a small part of YAML: mappings,
 sequences and plain or quoted scalars. This module builds those directly from the composed
 nodes and hands every scalar tag other than `str` to SafeConstructor's own method, so the
-values are the same (YAML 1.1 ints, floats, bools, nulls as PyYAML reads them). Anything
+values are the same (YAML 1.1 ints, floats, bools, nulls as PyYAML reads them), except that a
+key repeated in one mapping is an error, as in Kubernetes, where PyYAML keeps the last. Anything
 else — merge keys (`<<`), `!!set`, `!!omap`, custom tags — goes through SafeConstructor
 for the whole document, errors included.
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import yaml
@@ -63,6 +65,11 @@ class _Builder:
                     k = build(key_node)
                 else:
                     raise _Unsupported   # merge keys, complex keys: SafeConstructor's rules
+                if k in out:
+                    # Kubernetes' YAML reader refuses what PyYAML would overwrite silently
+                    # (go-yaml via sigs.k8s.io/yaml: `key "name" already set in map`).
+                    raise yaml.constructor.ConstructorError(
+                        None, None, f"key {json.dumps(str(k))} already set in map", key_node.start_mark)
                 out[k] = build(value_node)
             return out
         if isinstance(node, SequenceNode):

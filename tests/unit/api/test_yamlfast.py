@@ -15,6 +15,7 @@ class Reference(yaml.CSafeLoader):   # the kube resolver, PyYAML's own resolve a
 
 
 Reference.yaml_implicit_resolvers = KubeYAMLLoader.yaml_implicit_resolvers
+Reference.construct_mapping = KubeYAMLLoader.construct_mapping   # duplicate keys are errors in both
 
 
 def reference(text: str):
@@ -77,3 +78,11 @@ plain: [1, 2.5, yes, ~, 2026-01-01]
 def test_single_document_load():
     assert yamlfast.load("a: [1, x]", KubeYAMLLoader) == {"a": [1, "x"]}
     assert yamlfast.load("", KubeYAMLLoader) is None
+
+
+def test_duplicate_keys_are_an_error_as_in_kubernetes():
+    text = "metadata:\n  name: a\n  name: b\n"
+    assert fast(text)[0] == "error" and 'key "name" already set in map' in fast(text)[2]
+    assert fast(text) == reference(text)
+    # a key from a merge may be overridden
+    assert fast("base: &b {x: 1}\nm: {<<: *b, x: 2}\n")[0]["m"] == {"x": 2}
