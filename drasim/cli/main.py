@@ -92,6 +92,13 @@ def simulate(args: argparse.Namespace) -> int:
     cp = ControlPlane(Options(seed=args.seed))
     for docs in phases:
         cp.run_phase(docs)
+    if args.metrics:   # before any output: a path that cannot be written is the only error
+        cp.scheduler.export_pending(cp.metrics)
+        try:
+            with open(args.metrics, "w", encoding="utf-8") as f:
+                f.write(cp.metrics.exposition())
+        except OSError as e:
+            raise InputError(f"--metrics {args.metrics}: cannot write: {e.strerror or e}") from None
     objects = cp.objects(include_events=args.events)
     if args.output == "json":
         sys.stdout.write(render.render_json(objects))
@@ -99,10 +106,6 @@ def simulate(args: argparse.Namespace) -> int:
         sys.stdout.write(render.render_yaml(objects))
     else:
         sys.stdout.write(render.render_table(objects))
-    if args.metrics:
-        cp.scheduler.export_pending(cp.metrics)
-        with open(args.metrics, "w", encoding="utf-8") as f:
-            f.write(cp.metrics.exposition())
     return 0
 
 
