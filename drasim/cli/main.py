@@ -86,7 +86,14 @@ def simulate(args: argparse.Namespace) -> int:
     from drasim.controlplane import ControlPlane, Options
 
     skipped: list[str] = []
-    phases = [load_paths([p], skipped) for p in args.phases]   # read everything before running anything
+    phases = []
+    for path in args.phases:   # read everything before running anything
+        phase_skipped: list[str] = []
+        docs = load_paths([path], phase_skipped)
+        if not docs and not phase_skipped:
+            raise InputError(f"{path}: no objects passed to apply")   # kubectl apply's words
+        phases.append(docs)
+        skipped += [note for note in phase_skipped if note not in skipped]
     for note in skipped:
         print(f"warning: {note}", file=sys.stderr)
     cp = ControlPlane(Options(seed=args.seed))

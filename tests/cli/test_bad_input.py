@@ -225,3 +225,12 @@ def test_table_output_prints_messages_verbatim(tmp_path, capsys):
     code = main(["simulate", *sorted(str(p) for p in tmp_path.glob("*.yaml")), "-o", "table"])
     out, err = capsys.readouterr()
     assert code == 0 and "no such key: [/x]" in out.replace("\n", " ").replace("│", " ")
+
+
+def test_a_phase_with_nothing_to_apply_is_an_error(tmp_path, capsys):
+    """As `kubectl apply` says: an empty file or folder is a mistake, not an empty phase."""
+    (tmp_path / "empty").mkdir()
+    assert main(["simulate", str(tmp_path / "empty")]) == 1
+    assert "no objects passed to apply" in capsys.readouterr().err
+    code, out, err = run(tmp_path, capsys, NODE, "---\n")
+    assert code == 1 and "01.yaml: no objects passed to apply" in err and out == ""
