@@ -15,6 +15,8 @@ from drasim.scheduler.explain import Explanation, explain
 
 def find_pod(cp: ControlPlane, ref: str) -> dict:
     ns, _, name = ref.rpartition("/")
+    if not name or "/" in ns:
+        raise InputError(f'{ref!r}: a pod is named NAME or NAMESPACE/NAME')
     pod = cp.store.get("Pod", ns or "default", name)
     if pod is None:
         raise InputError(f'pods "{name}" not found in namespace "{ns or "default"}"')

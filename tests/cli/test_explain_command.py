@@ -28,3 +28,9 @@ def test_unknown_pod_is_a_clear_error(capsys):
     """A pod that does not exist: one line, exit 1."""
     assert main(["explain", "nope", "--cluster", str(EXAMPLES / "gpu-64gi")]) == 1
     assert 'pods "nope" not found in namespace "default"' in capsys.readouterr().err
+
+
+def test_malformed_pod_reference_is_a_clear_error(capsys):
+    for ref in ("a/b/c", "default/"):
+        assert main(["explain", ref, "--cluster", str(EXAMPLES / "gpu-64gi")]) == 1
+        assert "a pod is named NAME or NAMESPACE/NAME" in capsys.readouterr().err
