@@ -11,8 +11,8 @@ keys arrive sorted; we walk them sorted too, which fixes the error order.
 
 The table is declarative: a struct is a dict of field name -> type; `_list(T)`
 and `_map(T)` wrap element types; ANY is a scalar or free-form value (not checked).
-Core kinds (Pod, Node, Namespace, ResourceQuota) are not modelled: unknown_fields
-returns [] for them.
+Core kinds (Pod, Node, Namespace, ResourceQuota) are checked at the top level and in
+metadata only; their spec and status are not modelled.
 """
 from __future__ import annotations
 
@@ -189,13 +189,20 @@ def malformed_quantity(kind: str, obj: Any) -> tuple[str, Any] | None:
     return walk(table, obj, "") if table is not None else None
 
 
+# Core kinds: only the top level and ObjectMeta are checked; spec and status are not modelled.
+_CORE_KINDS: dict[str, dict[str, Any]] = {
+    kind: _struct("apiVersion", "kind", "spec", "status", metadata=OBJECT_META)
+    for kind in ("Pod", "Node", "Namespace", "ResourceQuota")
+}
+
+
 def unknown_fields(kind: str, obj: Any) -> list[str]:
     """Dotted paths of fields the kind does not define, in strict-decoding order.
 
-    Kinds without a table (core kinds) accept anything. Values of the wrong JSON type
+    Core kinds are checked at the top level and in metadata. Values of the wrong JSON type
     are left to validation: strict decoding only reports unknown names.
     """
-    table = KINDS.get(kind)
+    table = KINDS.get(kind) or _CORE_KINDS.get(kind)
     if table is None:
         return []
     found: list[str] = []

@@ -278,6 +278,7 @@ def validate_node(obj: dict, old: dict | None = None) -> Errors:
     """k8s: ValidateNode — DNS-subdomain name; capacity/allocatable quantities (path `status.capacity.<name>`)."""
     errs: Errors = []
     common.validate_object_meta(obj, namespaced=False, name_fn=common.is_dns1123_subdomain, errs=errs)
+    get_dict(obj, "spec", Path(), errs)   # a NodeSpec must decode as an object
     status = get_dict(obj, "status", Path(), errs)
     if isinstance(status, dict):
         for key in ("capacity", "allocatable"):
@@ -290,6 +291,8 @@ def validate_node(obj: dict, old: dict | None = None) -> Errors:
 def validate_namespace(obj: dict, old: dict | None = None) -> Errors:
     errs: Errors = []
     common.validate_object_meta(obj, namespaced=False, name_fn=common.is_dns1123_label, errs=errs)
+    get_dict(obj, "spec", Path(), errs)     # spec and status must decode as objects
+    get_dict(obj, "status", Path(), errs)
     return errs
 
 

@@ -63,10 +63,15 @@ def test_known_fields_pass(kind, obj):
     assert unknown_fields(kind, obj) == []
 
 
-@pytest.mark.parametrize("kind", ["Pod", "Node", "Namespace", "ResourceQuota", "Unknown"])
-def test_core_kinds_not_checked(kind):
-    """Core kinds are not modelled, so nothing is reported."""
-    assert unknown_fields(kind, {"spec": {"whatever": 1}, "nonsense": True}) == []
+@pytest.mark.parametrize("kind", ["Pod", "Node", "Namespace", "ResourceQuota"])
+def test_core_kinds_checked_at_the_top_and_in_metadata_only(kind):
+    """Core kinds: unknown top-level and metadata fields are reported; spec/status are not modelled."""
+    obj = {"spec": {"whatever": 1}, "status": {"x": 1}, "nonsense": True, "metadata": {"nam": "x"}}
+    assert unknown_fields(kind, obj) == ["metadata.nam", "nonsense"]
+
+
+def test_unknown_kinds_not_checked():
+    assert unknown_fields("Unknown", {"nonsense": True}) == []
 
 
 def test_wrong_types_are_ignored():
