@@ -213,6 +213,16 @@ class _PreFilterState:
     matches_own_affinity: bool
 
 
+def _credit_matching(scores: dict, node_labels: dict, weighted_terms, who: tuple[str, dict],
+                     ns_labels, sign: int) -> None:
+    """Each (weight, term) whose selector matches the pod `who` (namespace, labels) adds
+    sign*weight to the node's topology domain."""
+    ns, labels = who
+    for weight, term in weighted_terms:
+        if term.matches(ns, labels, ns_labels):
+            _credit(scores, node_labels, term.topology_key, sign * weight)
+
+
 def _add(counts: dict, labels: dict, key: str) -> None:
     value = labels.get(key)
     if value is not None:
@@ -339,25 +349,15 @@ class InterPodAffinity:
         """k8s: scoring.go processExistingPod."""
         if existing is not None:
             emd = existing["metadata"]
-            ens, elabels = emd.get("namespace") or "", emd.get("labels") or {}
-            for weight, term in terms.preferred_affinity:
-                if term.matches(ens, elabels, ns_labels):
-                    _credit(scores, node_labels, term.topology_key, weight)
-            for weight, term in terms.preferred_anti:
-                if term.matches(ens, elabels, ns_labels):
-                    _credit(scores, node_labels, term.topology_key, -weight)
-        ns, labels = incoming
+            who = (emd.get("namespace") or "", emd.get("labels") or {})
+            _credit_matching(scores, node_labels, terms.preferred_affinity, who, ns_labels, +1)
+            _credit_matching(scores, node_labels, terms.preferred_anti, who, ns_labels, -1)
         hard = self.hard_pod_affinity_weight
         if hard > 0:
-            for term in existing_terms.required_affinity:
-                if term.matches(ns, labels, ns_labels):
-                    _credit(scores, node_labels, term.topology_key, hard)
-        for weight, term in existing_terms.preferred_affinity:
-            if term.matches(ns, labels, ns_labels):
-                _credit(scores, node_labels, term.topology_key, weight)
-        for weight, term in existing_terms.preferred_anti:
-            if term.matches(ns, labels, ns_labels):
-                _credit(scores, node_labels, term.topology_key, -weight)
+            _credit_matching(scores, node_labels, [(hard, t) for t in existing_terms.required_affinity],
+                             incoming, ns_labels, +1)
+        _credit_matching(scores, node_labels, existing_terms.preferred_affinity, incoming, ns_labels, +1)
+        _credit_matching(scores, node_labels, existing_terms.preferred_anti, incoming, ns_labels, -1)
 
     def score(self, state: CycleState, pod: dict, node: NodeInfo) -> int:
         labels = node.node["metadata"].get("labels") or {}
