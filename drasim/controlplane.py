@@ -44,7 +44,11 @@ class Options:
     start: str = "2026-01-01T00:00:00Z"
     features: Features = Features()
     kubelets: bool = True   # scheduler_perf runs without kubelets: pods are bound, never started
-    filter_cache: bool = True   # reuse Filter/Score results per pod signature (same decisions, faster)
+    # Optimisations, each making the same decisions faster (tests/property/test_optimisation_equivalence.py
+    # runs random workloads with all of them on and off and requires identical outcomes):
+    filter_cache: bool = True      # reuse Filter/Score results per pod signature, node index included
+    quick_fit: bool = True         # decide "fits" for plain requests by counting usable devices
+    resource_aliases: bool = True  # equivalent DRA-extended names share verdicts
 
 
 class ControlPlane:
@@ -69,8 +73,10 @@ class ControlPlane:
         self._freed_by_pods = frozenset(p.name for p in self.scheduler.profile.plugins if p.name != DRA)
         self._aliases: dict[str, str | None] = {}
         self._alias_epoch = -1
-        self.scheduler.resource_alias = self.resource_alias
-        self.dra.resource_alias = self.resource_alias
+        if options.resource_aliases:
+            self.scheduler.resource_alias = self.resource_alias
+            self.dra.resource_alias = self.resource_alias
+        self.dra.quick_fit = options.quick_fit
         self.dra.class_alias = self.class_alias
         self.dra.create_claim = self.client_create
         self.claim_controller = ResourceClaimController(self.store, self.metrics, create=self.client_create)

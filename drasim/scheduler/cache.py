@@ -126,10 +126,10 @@ class SchedulerCache:
                 self._zones[_zone_key(info.node)].remove(name)
                 self._zones.setdefault(_zone_key(node), []).append(name)
                 self._reorder()
+            self._images(info.node, node)   # before info.node is replaced: the old images count down
             info.node = node
             advertised = _advertised(node)
             self._advertise(info.advertised, advertised)
-            self._images(info.node, node)
             info.advertised = advertised
             self._changed(info)
         return info

@@ -78,6 +78,7 @@ class DynamicResources:
         self._touch_node = touch_node or (lambda name: None)
         self._touch_all = touch_all or (lambda: None)
         self.resource_alias = None                 # see ControlPlane.resource_alias
+        self.quick_fit = True                      # allocator.fits_plan before a full search
         # How the scheduler's client creates objects (quota admission applies); see ControlPlane.
         self.create_claim = lambda claim: store.create(claim, copy=False)
         self.class_alias = lambda name: None
@@ -320,7 +321,7 @@ class DynamicResources:
             s.node_results[node.name] = []
             return None
         try:
-            if not need_results:
+            if not need_results and self.quick_fit:
                 # Most pods only need to know whether they fit; the devices are picked in
                 # Reserve for the one node chosen (same search, same answer).
                 if plan_key in s.plans:

@@ -50,3 +50,25 @@ def test_pod_lands_where_its_image_is():
                    "spec": {"containers": [{"name": "c", "image": "trainer:1.0"}]}})
         cp.settle()
     assert {p["spec"]["nodeName"] for p in cp.store.list("Pod")} == {"cached"}
+
+
+def test_node_update_moves_image_counts_and_node_deletion_after_it():
+    """Images a node gains or loses in a status update count towards the spread; deleting the
+    node afterwards counts them down again (this used to compare the new node with itself,
+    so updates were never counted and the deletion crashed)."""
+    from drasim.scheduler.cache import SchedulerCache
+
+    cache = SchedulerCache()
+    bare = {"metadata": {"name": "n1"}, "status": {}}
+    with_image = {"metadata": {"name": "n1"}, "status": {"images": [{"names": ["i:latest"], "sizeBytes": 10}]}}
+    cache.set_node(bare)
+    assert cache.nodes_with_image("i:latest") == 0
+    epoch = cache.epoch
+    cache.set_node(with_image)
+    assert cache.nodes_with_image("i:latest") == 1
+    assert cache.epoch > epoch
+    cache.set_node(bare)
+    assert cache.nodes_with_image("i:latest") == 0
+    cache.set_node(with_image)
+    cache.remove_node("n1")
+    assert cache.nodes_with_image("i:latest") == 0
