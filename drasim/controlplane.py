@@ -8,6 +8,7 @@ applied), then everything runs until nothing more happens.
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
@@ -54,6 +55,7 @@ class Options:
 class ControlPlane:
     def __init__(self, options: Options = Options()) -> None:
         self.options = options
+        self.admitted: Counter[str] = Counter()   # objects through the write path, by kind
         self.clock = Clock(options.start)
         self.store = MemoryStore(self.clock, seed=options.seed)
         self.metrics = Metrics()
@@ -207,7 +209,7 @@ class ControlPlane:
             lookup = isinstance(name, str) and name and (ns is None or isinstance(ns, str))
             old = self.store.get(doc.kind.kind, ns, name) if lookup else None
             obj = doc.obj if old is None else _merge_for_apply(old, doc.obj, doc.kind)
-            obj = admission.prepare(self.store, doc.kind, obj, old, doc.source, creates, self.options.features)
+            obj = self._prepare(doc.kind, obj, old, doc.source, creates)
             if old is None:
                 admission.admit(self.store, self.er_cache, doc.kind, obj, doc.source, creates)
                 creates.append(obj)
@@ -247,23 +249,26 @@ class ControlPlane:
         kind = kinds.lookup(obj.get("apiVersion", ""), obj.get("kind", ""))
         if kind is None:
             raise ManifestError(f'{source}: no matches for kind "{obj.get("kind")}" in version "{obj.get("apiVersion")}"')
-        obj = admission.prepare(self.store, kind, obj, None, source, features=self.options.features)
+        obj = self._prepare(kind, obj, None, source)
         if kind.namespaced:
             self._ensure_namespace(obj["metadata"]["namespace"])
         admission.admit(self.store, self.er_cache, kind, obj, source)
         return self.store.create(obj, copy=False)
 
     def client_create(self, obj: dict) -> dict:
-        """A create by a component (controller, scheduler) through the API server: named, given a
-        uid, and quota-admitted like any client's (extended-resources.md §11.7). The dict is
-        handed over. Raises InputError when admission forbids it."""
+        """A create by a component (controller, scheduler) through the API server: decoded,
+        defaulted, named, validated and quota-admitted like any client's
+        (extended-resources.md §11.7). Raises InputError when the API server would refuse it."""
         kind = kinds.BY_KIND[obj["kind"]]
-        md = obj["metadata"]
-        if not md.get("name"):
-            md["name"] = self.store.generate_name(kind, md["generateName"], md.get("namespace") or "")
-        md.setdefault("uid", self.store.new_uid())
+        obj = self._prepare(kind, obj, None, "")
         admission.admit(self.store, self.er_cache, kind, obj, "")
         return self.store.create(obj, copy=False)
+
+    def _prepare(self, kind: kinds.Kind, obj: dict, old: dict | None, source: str, pending: list[dict] = ()) -> dict:
+        """admission.prepare, counted per kind (`admitted`: what went through the whole write path)."""
+        prepared = admission.prepare(self.store, kind, obj, old, source, pending, self.options.features)
+        self.admitted[kind.kind] += 1
+        return prepared
 
     def step(self) -> bool:
         """One unit of work: a component's run_once, or else the next timer. False when quiet."""

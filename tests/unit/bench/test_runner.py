@@ -116,9 +116,44 @@ def test_tiny_config_end_to_end(tiny_config):
     assert m["PodsScheduled"] == 6 and m["PodsUnschedulable"] == 0
     assert m["OverallThroughput"] > 0 and m["SchedulingDuration"] > 0
     assert (r["threshold"], r["topic"]) == (1.0, "dra")
-    assert r["passed"] is None or r["passed"] is True   # no samples in so short a phase: not checked
+    # Far too short for two 1 s ticks: no SchedulingThroughput; OverallThroughput is the figure.
+    assert m["SchedulingThroughput"] is None and m["ThroughputSamples"] == 0
+    assert m["Throughput"] == {"value": m["OverallThroughput"], "from": "OverallThroughput"}
+    assert r["passed"] is True
+    assert any("too short for two of scheduler_perf's 1 s ticks" in n for n in r["notes"])
     assert "SchedulerQueueingHints" in r["notes"][0]
     assert any("converted from resource.k8s.io/v1beta1" in n for n in r["notes"])
+
+
+def test_every_pod_and_claim_takes_the_whole_write_path(tiny_config):
+    """Like scheduler_perf's API server: each pod the op creates and each claim the resourceclaim
+    controller makes from a template is decoded, defaulted, validated and admitted."""
+    [r] = run_config(load_config(tiny_config))
+    m = r["metrics"]
+    assert m["Created"] == {"Pod": 6, "ResourceClaim": 6}
+    assert m["Admitted"] == m["Created"]
+
+
+def test_a_claim_the_controller_makes_is_validated():
+    """A template whose claim the API server would refuse yields no claim and an Event."""
+    from drasim.controlplane import ControlPlane, Options
+
+    cp = ControlPlane(Options())
+    cp.create({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+               "metadata": {"name": "t", "namespace": "default"},
+               "spec": {"spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "c"}}]}}}})
+    # Stored behind the write path's back: a template whose claim spec is invalid.
+    template = cp.store.get("ResourceClaimTemplate", "default", "t")
+    spec = {"devices": {"requests": [{"name": "R!", "exactly": {"deviceClassName": "c"}}]}}
+    cp.store.update(dict(template, spec={"spec": spec}))
+    cp.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+               "spec": {"containers": [{"name": "c", "image": "i", "resources": {"claims": [{"name": "g"}]}}],
+                        "resourceClaims": [{"name": "g", "resourceClaimTemplateName": "t"}]}})
+    cp.settle()
+    assert cp.store.list("ResourceClaim") == []
+    assert cp.admitted["ResourceClaim"] == 0
+    [event] = [e for e in cp.store.list("Event") if e.get("reason") == "FailedResourceClaimCreation"]
+    assert 'is invalid: spec.devices.requests[0].name: Invalid value: "R!"' in event["message"]
 
 
 def test_named_workload_runs_regardless_of_labels(tiny_config):
