@@ -39,6 +39,11 @@ def _parser() -> argparse.ArgumentParser:
     q.add_argument("phases", nargs="+", metavar="PHASE")
     q.add_argument("-o", "--output", choices=("table", "json"), default="table")
     q.add_argument("--seed", type=int, default=0)
+    au = sub.add_parser("audit", help="is this cluster ready to move from device plugins to DRA? (exit 1 on errors)")
+    au.add_argument("snapshot", nargs="+", metavar="SNAPSHOT",
+                    help="manifest files or folders, read as one snapshot (kubectl get … -o yaml output works)")
+    au.add_argument("-o", "--output", choices=("table", "json"), default="table")
+    au.add_argument("--seed", type=int, default=0)
     from drasim.cli import bench
     bench.add_parser(sub)
     return ap
@@ -69,6 +74,22 @@ def quota(args: argparse.Namespace) -> int:
     render = quota_view.render_json if args.output == "json" else quota_view.render_table
     sys.stdout.write(render(cp))
     return 0
+
+
+def audit(args: argparse.Namespace) -> int:
+    from drasim.api.loader import load_paths
+    from drasim.cli import audit as audit_view
+    from drasim.controlplane import Options
+    from drasim.plan.audit import audit as run_audit
+
+    skipped: list[str] = []
+    documents = load_paths(args.snapshot, skipped)
+    for note in skipped:
+        print(f"warning: {note}", file=sys.stderr)
+    report = run_audit(documents, Options(seed=args.seed))
+    render = audit_view.render_json if args.output == "json" else audit_view.render_table
+    sys.stdout.write(render(report))
+    return 1 if report.has_errors else 0
 
 
 def taint_dryrun(args: argparse.Namespace) -> int:
@@ -135,6 +156,8 @@ def main(argv: list[str] | None = None) -> int:
             return explain(args)
         if args.command == "quota":
             return quota(args)
+        if args.command == "audit":
+            return audit(args)
         if args.command == "bench":
             from drasim.cli import bench
             return bench.run(args)

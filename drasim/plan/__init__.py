@@ -1,0 +1,11 @@
+"""Planning answers over a simulated cluster: clients of the control plane, never part of it.
+
+    audit.audit(documents) -> audit.Report   is this cluster ready to move from device plugins to DRA?
+    inventory.inventory(cp)                  who asks for which extended resource, and what serves it
+"""
+from drasim.plan import audit, inventory
+from drasim.plan.audit import ERROR, INFO, WARNING, Finding, Report
+from drasim.plan.inventory import NameInventory, NodeBackend, Use
+
+__all__ = ["ERROR", "INFO", "WARNING", "Finding", "NameInventory", "NodeBackend", "Report", "Use", "audit",
+           "inventory"]
