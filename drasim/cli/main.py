@@ -44,6 +44,10 @@ def _parser() -> argparse.ArgumentParser:
                     help="manifest files or folders, read as one snapshot (kubectl get … -o yaml output works)")
     au.add_argument("-o", "--output", choices=("table", "json"), default="table")
     au.add_argument("--seed", type=int, default=0)
+    le = sub.add_parser("ledger", help="simulate, then show per namespace what its device counts bought in hardware")
+    le.add_argument("phases", nargs="+", metavar="PHASE")
+    le.add_argument("-o", "--output", choices=("table", "json", "csv"), default="table")
+    le.add_argument("--seed", type=int, default=0)
     from drasim.cli import bench
     bench.add_parser(sub)
     return ap
@@ -90,6 +94,17 @@ def audit(args: argparse.Namespace) -> int:
     render = audit_view.render_json if args.output == "json" else audit_view.render_table
     sys.stdout.write(render(report))
     return 1 if report.has_errors else 0
+
+
+def ledger(args: argparse.Namespace) -> int:
+    from drasim.cli import ledger as ledger_view
+    from drasim.plan.ledger import ledger as build
+
+    books = build(_settled(args.phases, args.seed))
+    render = {"json": ledger_view.render_json, "csv": ledger_view.render_csv}.get(args.output,
+                                                                                  ledger_view.render_table)
+    sys.stdout.write(render(books))
+    return 0
 
 
 def taint_dryrun(args: argparse.Namespace) -> int:
@@ -158,6 +173,8 @@ def main(argv: list[str] | None = None) -> int:
             return quota(args)
         if args.command == "audit":
             return audit(args)
+        if args.command == "ledger":
+            return ledger(args)
         if args.command == "bench":
             from drasim.cli import bench
             return bench.run(args)
