@@ -109,7 +109,8 @@ class ControlPlane:
                     nodes=lambda: self.scheduler.cache.nodes(),
                     run_filters=lambda state, pod, node: self.scheduler.filters_fit(state, pod, node),
                     evict=lambda victim, pod, node: self.scheduler.evict_for_preemption(victim, pod, node),
-                    nominate=lambda pod, node: self.scheduler.nominate(pod, node)))
+                    nominate=lambda pod, node: self.scheduler.nominate(pod, node),
+                    now=lambda: self.clock.now))
             elif entry.simulated and entry.name in REGISTRY:
                 plugins.append(REGISTRY[entry.name](self, None))
         return plugins

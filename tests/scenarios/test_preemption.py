@@ -63,3 +63,43 @@ def test_preemption_policy_never():
     pod(cp, "polite", "2", priority=100, preemptionPolicy="Never")
     assert cp.store.get("Pod", "default", "low") is not None
     assert condition(cp, "polite")["message"].endswith("preemption: not eligible due to preemptionPolicy=Never.")
+
+
+def _bind(cp, name, node_name, cpu, priority, started):
+    """A running pod as a snapshot holds it: bound, with its start time."""
+    cp.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+               "spec": {"priority": priority, "nodeName": node_name,
+                        "containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": cpu}}}]},
+               "status": {"phase": "Running", "startTime": started}})
+
+
+def test_negative_priorities_evict_the_fewer_pods():
+    """pickOneNodeForPreemption offsets each victim's priority by MaxInt32+1 before summing: two
+    victims of priority -10 weigh more than one, so the node with one victim is chosen."""
+    cp = ControlPlane()
+    node(cp, "two-small", cpu="2")
+    node(cp, "one-big", cpu="2")
+    _bind(cp, "small-1", "two-small", "1", -10, "2026-01-01T00:00:00Z")
+    _bind(cp, "small-2", "two-small", "1", -10, "2026-01-01T00:00:00Z")
+    _bind(cp, "big", "one-big", "2", -10, "2026-01-01T00:00:00Z")
+    cp.settle()
+    pod(cp, "high", "2", priority=0)
+    assert {p["metadata"]["name"] for p in cp.store.list("Pod")} == {"small-1", "small-2", "high"}
+    assert cp.store.get("Pod", "default", "high")["spec"]["nodeName"] == "one-big"
+
+
+def test_ties_go_to_the_node_whose_most_important_victims_started_last():
+    """util.GetEarliestPodStartTime: the *earliest* start among the highest-priority victims
+    counts; the node where that is latest wins (here b: its earliest is 02:00, a's is 01:00,
+    although a's latest victim started last)."""
+    cp = ControlPlane()
+    node(cp, "a", cpu="2")
+    node(cp, "b", cpu="2")
+    _bind(cp, "a-1", "a", "1", 5, "2026-01-01T01:00:00Z")
+    _bind(cp, "a-2", "a", "1", 5, "2026-01-01T05:00:00Z")
+    _bind(cp, "b-1", "b", "1", 5, "2026-01-01T02:00:00Z")
+    _bind(cp, "b-2", "b", "1", 5, "2026-01-01T03:00:00Z")
+    cp.settle()
+    pod(cp, "high", "2", priority=100)
+    assert cp.store.get("Pod", "default", "high")["spec"]["nodeName"] == "b"
+    assert {p["metadata"]["name"] for p in cp.store.list("Pod")} == {"a-1", "a-2", "high"}

@@ -7,8 +7,11 @@ k8s: pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go,
 A node is a candidate when its Filter status is not UnschedulableAndUnresolvable and it runs
 pods of lower priority whose removal lets the pod fit; victims are then reprieved, highest
 priority first, while the pod still fits. Among candidates the node with the lowest highest
-victim priority wins, then the lowest priority sum, then the fewest victims, then the latest
-start of the highest-priority victims, then the first in node order. Victims get the
+victim priority wins, then the lowest priority sum (each priority offset by MaxInt32+1), then
+the fewest victims, then the latest earliest start of the highest-priority victims, then the
+first in node order (see `rank`). kube-scheduler's DryRunPreemption stops after
+max(10 % of the nodes, 100) candidates found from a random offset; drasim evaluates every node,
+which only differs on clusters of more than 100 nodes. Victims get the
 DisruptionTarget condition and are deleted; the pod is nominated to the node and tried again
 once they are gone. PodDisruptionBudgets are not simulated (drasim has no PDB kind).
 
@@ -32,10 +35,16 @@ def priority(pod: dict) -> int:
     return int((pod.get("spec") or {}).get("priority") or 0)
 
 
-def _start_time(pod: dict) -> float:
-    status = pod.get("status") or {}
-    stamp = status.get("startTime") or pod["metadata"].get("creationTimestamp")
-    return parse_time(stamp) if stamp else 0.0
+# k8s pickOneNodeForPreemption adds MaxInt32+1 to every victim's priority before summing, so
+# that all terms are positive: otherwise a node with more victims of a negative priority would
+# win over one with fewer victims of the same priority.
+PRIORITY_OFFSET = 2 ** 31
+
+
+def _start_time(pod: dict, now: float) -> float:
+    """k8s util.GetPodStartTime: status.startTime, or now for a pod that has not started."""
+    stamp = (pod.get("status") or {}).get("startTime")
+    return parse_time(stamp) if stamp else now
 
 
 class DefaultPreemption:
@@ -44,7 +53,9 @@ class DefaultPreemption:
     name = NAME
 
     def __init__(self, nodes: Callable[[], list[NodeInfo]], run_filters: Callable[..., Status | None],
-                 evict: Callable[[dict, dict, str], None], nominate: Callable[[dict, str], None]) -> None:
+                 evict: Callable[[dict, dict, str], None], nominate: Callable[[dict, str], None],
+                 now: Callable[[], float] = lambda: 0.0) -> None:
+        self._now = now
         self._nodes = nodes
         self._run_filters = run_filters
         self._evict = evict
@@ -71,7 +82,8 @@ class DefaultPreemption:
         if not candidates:
             message = fit_error_message(len(nodes), Diagnosis(node_to_status=statuses))
             return Status(Code.UNSCHEDULABLE, (f"preemption: {message}",))
-        node, victims = min(candidates, key=lambda c: self._rank(c, nodes))
+        now = self._now()
+        node, victims = min(candidates, key=lambda c: rank(c, now))
         for victim in victims:
             self._evict(victim, pod, node.name)
         self._nominate(pod, node.name)
@@ -93,18 +105,23 @@ class DefaultPreemption:
             return None, status
         # Reprieve as many as possible, most important first (k8s: MoreImportantPod).
         victims = []
-        for p in sorted(potential, key=lambda p: (-priority(p), _start_time(p))):
+        now = self._now()
+        for p in sorted(potential, key=lambda p: (-priority(p), _start_time(p, now))):
             trial.add_pod(p)
             if self._run_filters(state, pod, trial) is not None:
                 trial.remove_pod(p)
                 victims.append(p)
         return victims, None
 
-    @staticmethod
-    def _rank(candidate, nodes: list[NodeInfo]):
-        """k8s: pickOneNodeForPreemption (no PDBs): smaller is better."""
-        node, victims = candidate
-        top = max(priority(v) for v in victims)
-        latest_start = max(_start_time(v) for v in victims if priority(v) == top)
-        # A later start of the most important victims is better (they have run less).
-        return (top, sum(priority(v) for v in victims), len(victims), -latest_start, node.position)
+
+
+def rank(candidate: tuple[NodeInfo, list[dict]], now: float) -> tuple:
+    """k8s: pickOneNodeForPreemption's score functions in order (no PDBs), as one key where
+    smaller is better: the lowest highest victim priority; the lowest sum of priorities, each
+    offset by MaxInt32+1; the fewest victims; the latest *earliest* start among the highest-
+    priority victims (util.GetEarliestPodStartTime); then node order (kube-scheduler takes the
+    first of its candidate list, which it fills in a random order)."""
+    node, victims = candidate
+    top = max(priority(v) for v in victims)
+    earliest = min(_start_time(v, now) for v in victims if priority(v) == top)
+    return (top, sum(priority(v) + PRIORITY_OFFSET for v in victims), len(victims), -earliest, node.position)
