@@ -103,3 +103,50 @@ def test_ties_go_to_the_node_whose_most_important_victims_started_last():
     pod(cp, "high", "2", priority=100)
     assert cp.store.get("Pod", "default", "high")["spec"]["nodeName"] == "b"
     assert {p["metadata"]["name"] for p in cp.store.list("Pod")} == {"a-1", "a-2", "high"}
+
+
+def _gpu_cluster(cp):
+    cp.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu", "labels": {"kubernetes.io/hostname": "gpu"}},
+               "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"}}})
+    cp.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+               "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}]}})
+    cp.create({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "gpu"},
+               "spec": {"driver": "gpu.example.com", "nodeName": "gpu",
+                        "pool": {"name": "gpu", "generation": 1, "resourceSliceCount": 1},
+                        "devices": [{"name": "gpu-0"}]}})
+    cp.create({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+               "metadata": {"name": "one-gpu", "namespace": "default"},
+               "spec": {"spec": {"devices": {"requests": [{"name": "g", "exactly": {"deviceClassName": "gpu"}}]}}}})
+
+
+def _gpu_pod(cp, name, priority, cpu="1"):
+    pod(cp, name, cpu, priority=priority, resourceClaims=[{"name": "g", "resourceClaimTemplateName": "one-gpu"}])
+
+
+def test_no_preemption_to_free_a_device():
+    """v1.37's DynamicResources has no PreFilterExtensions: removing a victim in the preemption
+    what-if does not free its devices, so a high-priority pod that needs the device held by a
+    low-priority pod stays Pending, and the low-priority pod keeps running (seed 003)."""
+    cp = ControlPlane()
+    _gpu_cluster(cp)
+    _gpu_pod(cp, "low", priority=1)
+    _gpu_pod(cp, "high", priority=1000)
+    assert cp.store.get("Pod", "default", "low")["spec"]["nodeName"] == "gpu"
+    assert "nodeName" not in cp.store.get("Pod", "default", "high")["spec"]
+    assert condition(cp, "high")["message"] == (
+        "0/1 nodes are available: 1 cannot allocate all claims. still not schedulable, preemption: "
+        "0/1 nodes are available: 1 Preemption is not helpful for scheduling.")
+    # Nothing was evicted on the pending pod's behalf.
+    assert not [e for e in cp.store.list("Event", "default") if e.get("reason") == "Preempted"]
+
+
+def test_preemption_for_cpu_still_works_next_to_devices():
+    """The same cluster: a high-priority pod short of CPU (not of devices) does preempt."""
+    cp = ControlPlane()
+    _gpu_cluster(cp)
+    _gpu_pod(cp, "low", priority=1, cpu="3")
+    pod(cp, "high", "2", priority=1000)
+    assert cp.store.get("Pod", "default", "low") is None
+    assert cp.store.get("Pod", "default", "high")["spec"]["nodeName"] == "gpu"
+    # The victim's claim was generated for it: it goes with the pod and frees the device.
+    assert not [c for c in cp.store.list("ResourceClaim") if (c.get("status") or {}).get("allocation")]
