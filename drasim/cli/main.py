@@ -48,6 +48,10 @@ def _parser() -> argparse.ArgumentParser:
     le.add_argument("phases", nargs="+", metavar="PHASE")
     le.add_argument("-o", "--output", choices=("table", "json", "csv"), default="table")
     le.add_argument("--seed", type=int, default=0)
+    inv = sub.add_parser("inventory", help="generate Nodes, ResourceSlices and DeviceClasses as real DRA drivers "
+                                           "publish them, from a node-pool spec")
+    inv.add_argument("pools", metavar="POOLS.yaml", help="node pools (see docs/hardware.md)")
+    inv.add_argument("-o", "--output", choices=("yaml", "json"), default="yaml")
     from drasim.cli import bench
     bench.add_parser(sub)
     return ap
@@ -175,6 +179,10 @@ def main(argv: list[str] | None = None) -> int:
             return audit(args)
         if args.command == "ledger":
             return ledger(args)
+        if args.command == "inventory":
+            from drasim.cli import inventory
+            sys.stdout.write(inventory.run(args.pools, args.output))
+            return 0
         if args.command == "bench":
             from drasim.cli import bench
             return bench.run(args)
