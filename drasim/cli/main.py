@@ -52,6 +52,12 @@ def _parser() -> argparse.ArgumentParser:
                                            "publish them, from a node-pool spec")
     inv.add_argument("pools", metavar="POOLS.yaml", help="node pools (see docs/hardware.md)")
     inv.add_argument("-o", "--output", choices=("yaml", "json"), default="yaml")
+    pl = sub.add_parser("plan", help="how many nodes of which pool must be added so the pending pods schedule?")
+    pl.add_argument("snapshot", nargs="+", metavar="SNAPSHOT", help="manifest files or folders, read as one snapshot")
+    pl.add_argument("--pool", action="append", required=True, metavar="POOLS.yaml",
+                    help="candidate node pools (drasim inventory's format, with an optional cost per node); repeatable")
+    pl.add_argument("-o", "--output", choices=("table", "json"), default="table")
+    pl.add_argument("--seed", type=int, default=0)
     from drasim.cli import bench
     bench.add_parser(sub)
     return ap
@@ -179,6 +185,16 @@ def main(argv: list[str] | None = None) -> int:
             return audit(args)
         if args.command == "ledger":
             return ledger(args)
+        if args.command == "plan":
+            from drasim.api.loader import load_paths
+            from drasim.cli import plan as plan_view
+            from drasim.controlplane import Options
+            from drasim.plan.scaleout import plan as run_plan
+
+            candidates = plan_view.load_candidates(args.pool)
+            result = run_plan(load_paths(args.snapshot), candidates, Options(seed=args.seed))
+            sys.stdout.write((plan_view.render_json if args.output == "json" else plan_view.render_table)(result))
+            return 0 if result.best is not None and not result.unservable else 1   # 1: some pods stay Pending
         if args.command == "inventory":
             from drasim.cli import inventory
             sys.stdout.write(inventory.run(args.pools, args.output))
