@@ -58,6 +58,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="candidate node pools (drasim inventory's format, with an optional cost per node); repeatable")
     pl.add_argument("-o", "--output", choices=("table", "json"), default="table")
     pl.add_argument("--seed", type=int, default=0)
+    from drasim.cli import sweep
+    sweep.add_parser(sub)
     from drasim.cli import bench
     bench.add_parser(sub)
     return ap
@@ -195,6 +197,9 @@ def main(argv: list[str] | None = None) -> int:
             result = run_plan(load_paths(args.snapshot), candidates, Options(seed=args.seed))
             sys.stdout.write((plan_view.render_json if args.output == "json" else plan_view.render_table)(result))
             return 0 if result.best is not None and not result.unservable else 1   # 1: some pods stay Pending
+        if args.command == "sweep":
+            from drasim.cli import sweep
+            return sweep.run(args)
         if args.command == "inventory":
             from drasim.cli import inventory
             sys.stdout.write(inventory.run(args.pools, args.output))
