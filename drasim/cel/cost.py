@@ -86,6 +86,7 @@ class Coster:
         # times how often the enclosing comprehensions may run it (at most cel-cpp's budget).
         self.growth: list[int] = []
         self.repeats = 1
+        self.loop_counts: list[int] = []  # iterations of each enclosing comprehension
 
     # --- the walk ---------------------------------------------------------------------------
 
@@ -160,7 +161,12 @@ class Coster:
         if result_size is not None:
             self.sizes[e.id] = result_size
         if fn.grows(e.overloads):
-            self.growth.append(mul_u64(fn.growth_size(self, e, arg_nodes, result_size), self.repeats))
+            built = fn.growth_size(self, e, arg_nodes, result_size)
+            if self._appends_to_accumulator(e):
+                # map/filter: cel-cpp builds `@result + [x]` anew in every iteration, so
+                # the list built there grows up to the iteration count each time.
+                built = add_u64(built, self.loop_counts[-1])
+            self.growth.append(mul_u64(built, self.repeats))
         return add(total, fn_cost)
 
     def _create_list(self, e: Node) -> Range:
@@ -193,9 +199,12 @@ class Coster:
         else:
             self._push_iter(e.iter_var, rng, "single")
         outer_repeats = self.repeats
-        self.repeats = mul_u64(outer_repeats, min(self.size_or_unknown(rng)[1], ITERATION_BUDGET))
+        iterations = min(self.size_or_unknown(rng)[1], ITERATION_BUDGET)
+        self.repeats = mul_u64(outer_repeats, iterations)
+        self.loop_counts.append(iterations)
         loop = self.cost(e.loop_condition)
         step = self.cost(e.loop_step)
+        self.loop_counts.pop()
         self.repeats = outer_repeats
         self.pop(e.iter_var)
         if e.iter_var2:
@@ -224,6 +233,10 @@ class Coster:
         self.pop(e.accu_var)
         self._copy_sizes(e, e.result)
         return total
+
+    def _appends_to_accumulator(self, e: Node) -> bool:
+        return (bool(self.loop_counts) and "add_list" in e.overloads and bool(e.args)
+                and e.args[0].kind == "ident" and e.args[0].name in _ACCUMULATORS)
 
     # --- locals, paths, sizes ---------------------------------------------------------------
 

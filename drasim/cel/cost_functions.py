@@ -267,14 +267,20 @@ def function_cost(c: Coster, e: Node, overload: str, target: AstNode | None, arg
 
 # --- drasim's memory guard: operations that build values larger than their inputs -------------
 
+# Calls that build a new string, bytes or list (a copy counts: cel-cpp keeps every temporary
+# of an evaluation). Index, select, size() and conversions of scalars return small or
+# existing values and are not counted.
 _GROWING = frozenset({"add_string", "add_bytes", "add_list", "string_replace_string_string",
                       "string_replace_string_string_int", "list_join", "list_join_string", "list_range",
                       "lists_range", "strings_quote", "string_format", "string_to_bytes", "list_flatten",
-                      "list_flatten_int"})
+                      "list_flatten_int", "string_lower_ascii", "string_upper_ascii", "string_trim",
+                      "string_substring_int", "string_substring_int_int", "string_split_string",
+                      "string_split_string_int", "string_find_all_string", "string_find_all_string_int",
+                      "list_slice", "list_reverse", "list_distinct"})
 
 
 def grows(overloads: tuple[str, ...]) -> bool:
-    return any(o in _GROWING for o in overloads)
+    return any(o in _GROWING or o.endswith(("_sort", "_sortByAssociatedKeys")) for o in overloads)
 
 
 def growth_size(c: Coster, e: Node, args: list[AstNode], result: Range | None) -> int:

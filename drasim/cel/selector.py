@@ -105,13 +105,14 @@ class CompiledSelector:
     passes cel.CostLimit(CELSelectorExpressionMaxCost) to the program). cel-cpp's own
     budget of 10 000 comprehension iterations per evaluation stops long loops the same way."""
 
-    __slots__ = ("expression", "_program", "max_cost", "_refused")
+    __slots__ = ("expression", "_program", "max_cost", "_refused", "_built")
 
     def __init__(self, expression: str, program: Any, cost: Estimate | None = None) -> None:
         self.expression = expression
         self._program = program
         self.max_cost = cost.cost[1] if cost is not None else 0
         self._refused = cost is not None and _memory_unsafe(cost)
+        self._built = cost.built if cost is not None else 0
 
     def __repr__(self) -> str:
         return f"CompiledSelector({self.expression!r})"
@@ -123,7 +124,7 @@ class CompiledSelector:
         if self._refused:
             raise CelRuntimeError(COST_LIMIT_EXCEEDED)
         try:
-            result = self._program.eval(device.activation())
+            result = self._program.eval(device.activation(self._built))
         except RuntimeError as err:  # cel-cpp raises only for its iteration budget
             raise CelRuntimeError(runtime_message(str(err))) from None
         value = result.value()

@@ -212,3 +212,20 @@ def test_iteration_budget_is_reported_as_cost_limit():
     """cel-cpp's iteration budget stops long loops with the cost-limit words."""
     with pytest.raises(CelRuntimeError, match="^operation cancelled: actual cost limit exceeded$"):
         compile_selector("lists.range(20000).exists(x, x < 0)").matches(DEVICE)
+
+
+def test_map_accumulation_counts_every_copy():
+    """cel-cpp rebuilds map()'s result list in each iteration and keeps each copy: n items
+    cost about n * n in the guard. 3 000 items run, 4 000 are refused."""
+    assert compile_selector("lists.range(3000).map(i, i).size() == 3000").matches(DEVICE) is True
+    with pytest.raises(CelRuntimeError, match="actual cost limit exceeded"):
+        compile_selector("lists.range(4000).map(i, i).size() == 4000").matches(DEVICE)
+
+
+def test_activation_is_renewed_once_its_arena_may_be_full():
+    """A device's activation keeps what its evaluations built; it is replaced before the
+    selectors run on it may have built more than 10^7 items in total."""
+    device = device_input("d.example.com", {"name": "x"})
+    first = device.activation(6_000_000)
+    assert device.activation(1) is first
+    assert device.activation(6_000_000) is not first
