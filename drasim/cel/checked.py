@@ -17,7 +17,6 @@ from functools import cache
 from typing import Any
 
 from google.protobuf import any_pb2, descriptor_pb2, descriptor_pool, message_factory
-from google.protobuf import struct_pb2  # noqa: F401  (google/protobuf/struct.proto, for NullValue)
 
 _F = descriptor_pb2.FieldDescriptorProto
 _SCALARS = {"string": _F.TYPE_STRING, "int64": _F.TYPE_INT64, "uint64": _F.TYPE_UINT64,

@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from drasim.cel.checked import Node
     from drasim.cel.cost import AstNode, Coster
 
-Result = "tuple[Range, Range | None]"
 _TRAVERSE = STRING_TRAVERSAL_COST_FACTOR
 
 

@@ -167,6 +167,16 @@ def compile_selector(expression: str) -> CompiledSelector:
 def validate_selector(expression: str) -> list[tuple[str, str]]:
     """The API server's checks at create/update (NewExpressions): [] when valid, else
     [(error_type, detail)] with error_type "Invalid", "Forbidden" or "TooLong"."""
+    return list(_validation(expression))
+
+
+@lru_cache(maxsize=4096)
+def _validation(expression: str) -> tuple[tuple[str, str], ...]:
+    """validate_selector, cached by text: claims made from one template repeat it."""
+    return tuple(_validate(expression))
+
+
+def _validate(expression: str) -> list[tuple[str, str]]:
     if len(expression.encode("utf-8", "surrogatepass")) > MAX_EXPRESSION_LENGTH:
         return [("TooLong", f"may not be more than {MAX_EXPRESSION_LENGTH} bytes")]
     try:
