@@ -47,8 +47,12 @@ def _check(expression: str, env_type: EnvType) -> Any:
 
 def estimated_cost(checked: Any) -> Estimate:
     """The API server's worst-case estimate (k8s: compile.go CompileCELExpression's
-    env.EstimateCost with the DRA size estimator); drasim/cel/cost.py."""
-    return estimate(checked_ast(checked.serialize()))
+    env.EstimateCost with the DRA size estimator); drasim/cel/cost.py. A failure is
+    CompileCELExpression's internal error "cost estimation failed: …"."""
+    try:
+        return estimate(checked_ast(checked.serialize()))
+    except Exception as err:  # noqa: BLE001 - a gap in the estimator must not crash the caller
+        raise CelCompileError(f"cost estimation failed: {err}") from None
 
 
 def _memory_unsafe(found: Estimate) -> bool:
@@ -183,8 +187,12 @@ def _validate(expression: str) -> list[tuple[str, str]]:
         checked = _check(expression, EnvType.NEW)
     except CelCompileError as err:
         return [("Invalid", str(err))]
+    try:
+        found = estimated_cost(checked)
+    except CelCompileError as err:
+        return [("Internal", str(err))]
     # k8s: validation.go validateCELExpression — MaxCost > CELSelectorExpressionMaxCost.
-    if estimated_cost(checked).cost[1] > CEL_SELECTOR_EXPRESSION_MAX_COST:
+    if found.cost[1] > CEL_SELECTOR_EXPRESSION_MAX_COST:
         return [("Forbidden", "too complex, exceeds cost limit")]
     return []
 

@@ -229,3 +229,17 @@ def test_activation_is_renewed_once_its_arena_may_be_full():
     first = device.activation(6_000_000)
     assert device.activation(1) is first
     assert device.activation(6_000_000) is not first
+
+
+def test_estimator_failure_is_an_internal_error(monkeypatch):
+    """compile.go: a failed estimate is "cost estimation failed: …" (Internal), never a crash."""
+    from drasim.cel import selector
+
+    def broken(_root):
+        raise ValueError("boom")
+
+    monkeypatch.setattr(selector, "estimate", broken)
+    assert selector.validate_selector("1 == 1 && true") == [("Internal", "cost estimation failed: boom")]
+    selector.compile_selector.cache_clear()
+    with pytest.raises(selector.CelCompileError, match="^cost estimation failed: boom$"):
+        selector.compile_selector("2 == 2 && true")
