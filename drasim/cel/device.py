@@ -15,8 +15,11 @@ from drasim.cel.types import quantity_message, semver_message
 
 # Temporary values of an evaluation live in the activation's arena until the activation
 # is dropped, so a long-lived activation grows with every evaluation that allocates
-# (a string concatenation, a list). It is rebuilt after this many evaluations.
+# (a string concatenation, a list). It is rebuilt after this many evaluations, or once the
+# selectors run on it may have built this many characters or list items (the estimate's
+# `built`, drasim/cel/cost.py), whichever comes first.
 _ACTIVATION_USES = 4096
+_ACTIVATION_BUILT = 10_000_000
 
 _LIST_KINDS = {"ints": "int", "bools": "bool", "strings": "string", "versions": "version"}
 
@@ -32,12 +35,15 @@ class DeviceInput:
     error: str | None = None
     _activation: Any = None
     _uses: int = 0
+    _built: int = 0
 
-    def activation(self) -> Any:
+    def activation(self, built: int = 0) -> Any:
+        """The activation for one evaluation that may build *built* characters or items."""
         self._uses += 1
-        if self._activation is None or self._uses > _ACTIVATION_USES:
+        self._built += built
+        if self._activation is None or self._uses > _ACTIVATION_USES or self._built > _ACTIVATION_BUILT:
             self._activation = environment(EnvType.RUNTIME).Activation(self.variables)
-            self._uses = 1
+            self._uses, self._built = 1, built
         return self._activation
 
 

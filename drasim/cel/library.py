@@ -13,10 +13,10 @@ cel-cpp specifics that shape this module:
 """
 from __future__ import annotations
 
-import re
 from fractions import Fraction
 from functools import lru_cache
 
+import re2
 from cel_expr_python import cel
 
 from drasim.api.quantity import QuantityError, parse_quantity
@@ -244,12 +244,31 @@ def _includes_overloads() -> list[cel.Overload]:
 
 # --- regex (k8s: library/regex.go) ---------------------------------------------------------
 
+# RE2, like Go's regexp: linear time, so `find` cannot hang on a backtracking pattern
+# (Python's re takes 2^n steps for "(a*)*b" on n a's). Parse errors are returned, not logged.
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False
+# RE2's error texts -> Go regexp/syntax ErrorCode texts
+_GO_REGEXP_ERRORS = {"missing )": "missing closing )", "missing ]": "missing closing ]",
+                     "bad repetition operator": "invalid nested repetition operator",
+                     "invalid repetition size": "invalid repeat count",
+                     "trailing \\": "trailing backslash at end of expression",
+                     "invalid named capture group": "invalid named capture",
+                     "invalid perl operator": "invalid or unsupported Perl syntax"}
+
+
+def _go_regexp_error(err: Exception) -> str:
+    text = err.args[0].decode("utf-8", "replace") if err.args and isinstance(err.args[0], bytes) else str(err)
+    code, sep, expr = text.partition(": ")
+    return f"{_GO_REGEXP_ERRORS.get(code, code)}: `{expr}`" if sep else text
+
+
 @lru_cache(maxsize=1024)
-def _regex(pattern: str) -> re.Pattern:
+def _regex(pattern: str):
     try:
-        return re.compile(pattern)
-    except re.error as err:
-        raise ValueError(f"error parsing regexp: {err}") from None
+        return re2.compile(pattern, _RE2_OPTIONS)
+    except re2.error as err:
+        raise ValueError(f"error parsing regexp: {_go_regexp_error(err)}") from None
 
 
 def _find(s: str, pattern: str) -> str:

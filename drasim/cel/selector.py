@@ -11,6 +11,9 @@ from typing import Any
 from cel_expr_python import cel
 
 from drasim.cel import source
+from drasim.cel.checked import checked_ast
+from drasim.cel.cost import Estimate, estimate
+from drasim.cel.cost_sizes import CEL_SELECTOR_EXPRESSION_MAX_COST
 from drasim.cel.device import DeviceInput
 from drasim.cel.environment import EnvType, environment, literal_env
 from drasim.cel.errors import (COST_LIMIT_EXCEEDED, ITERATION_RANGE, CelCompileError, CelRuntimeError,
@@ -19,16 +22,16 @@ from drasim.cel.errors import (COST_LIMIT_EXCEEDED, ITERATION_RANGE, CelCompileE
 
 # k8s: staging/src/k8s.io/api/resource/v1/types.go CELSelectorExpressionMaxLength
 MAX_EXPRESSION_LENGTH = 10 * 1024
-# Coarse stand-in for cel-go's cost estimate (spec §5.4, docs/cel.md): every comprehension
-# level over a device map multiplies the worst case by about 32, so four nested levels
-# exceed the 1 000 000 limit while three stay below it.
-MAX_COMPREHENSION_DEPTH = 3
+# drasim's memory guard (docs/cel.md): what one evaluation may build in total. At 0.1 cost
+# units per character, one traversal of that much already costs the whole 1 000 000 budget.
+MAX_BUILT_SIZE = 10_000_000
 _ACCEPTED_RESULTS = ("BOOL", "DYN")
 _ERROR = cel.Type.ERROR
 
 
-def _check(expression: str, env_type: EnvType) -> None:
-    """Type-check in NEW or STORED; raise CelCompileError with the API server's detail."""
+def _check(expression: str, env_type: EnvType) -> Any:
+    """Type-check in NEW or STORED and return the checked expression; raise CelCompileError
+    with the API server's detail."""
     if not _is_utf8(expression):  # a lone surrogate: JSON/YAML cannot carry one to Kubernetes
         raise CelCompileError("compilation failed: ERROR: <input>:1:1: Syntax error: invalid UTF-8")
     try:
@@ -39,6 +42,24 @@ def _check(expression: str, env_type: EnvType) -> None:
     if returned not in _ACCEPTED_RESULTS:
         raise CelCompileError(f"must evaluate to bool or the unknown type, not {cel_go_type(returned)}")
     _check_literals(expression)
+    return checked
+
+
+def estimated_cost(checked: Any) -> Estimate:
+    """The API server's worst-case estimate (k8s: compile.go CompileCELExpression's
+    env.EstimateCost with the DRA size estimator); drasim/cel/cost.py. A failure is
+    CompileCELExpression's internal error "cost estimation failed: …"."""
+    try:
+        return estimate(checked_ast(checked.serialize()))
+    except Exception as err:  # noqa: BLE001 - a gap in the estimator must not crash the caller
+        raise CelCompileError(f"cost estimation failed: {err}") from None
+
+
+def _memory_unsafe(found: Estimate) -> bool:
+    """drasim's memory guard (docs/cel.md): cel-cpp has no cost tracker and keeps every
+    temporary of an evaluation, so a selector that may build more than MAX_BUILT_SIZE
+    characters or list items in one evaluation is not run."""
+    return found.built > MAX_BUILT_SIZE
 
 
 def _is_utf8(text: str) -> bool:
@@ -81,13 +102,21 @@ def _program(expression: str) -> Any:
 
 
 class CompiledSelector:
-    """One compiled selector; `matches` judges one device."""
+    """One compiled selector; `matches` judges one device.
 
-    __slots__ = ("expression", "_program")
+    `max_cost` is the estimated worst case. A selector the memory guard refuses is never
+    run: every evaluation fails the way cel-go's cost tracker stops one (k8s: compile.go
+    passes cel.CostLimit(CELSelectorExpressionMaxCost) to the program). cel-cpp's own
+    budget of 10 000 comprehension iterations per evaluation stops long loops the same way."""
 
-    def __init__(self, expression: str, program: Any) -> None:
+    __slots__ = ("expression", "_program", "max_cost", "_refused", "_built")
+
+    def __init__(self, expression: str, program: Any, cost: Estimate | None = None) -> None:
         self.expression = expression
         self._program = program
+        self.max_cost = cost.cost[1] if cost is not None else 0
+        self._refused = cost is not None and _memory_unsafe(cost)
+        self._built = cost.built if cost is not None else 0
 
     def __repr__(self) -> str:
         return f"CompiledSelector({self.expression!r})"
@@ -96,8 +125,10 @@ class CompiledSelector:
         """True when the device satisfies the expression; CelRuntimeError when evaluation fails."""
         if device.error is not None:
             raise CelRuntimeError(device.error)
+        if self._refused:
+            raise CelRuntimeError(COST_LIMIT_EXCEEDED)
         try:
-            result = self._program.eval(device.activation())
+            result = self._program.eval(device.activation(self._built))
         except RuntimeError as err:  # cel-cpp raises only for its iteration budget
             raise CelRuntimeError(runtime_message(str(err))) from None
         value = result.value()
@@ -133,20 +164,35 @@ def _not_iterable(expression: str, device: DeviceInput) -> str | None:
 def compile_selector(expression: str) -> CompiledSelector:
     """Compile for kube-scheduler (StoredExpressions), cached by text; failures are not
     cached (k8s: cel/cache.go). Raises CelCompileError."""
-    _check(expression, EnvType.STORED)
-    return CompiledSelector(expression, _program(expression))
+    checked = _check(expression, EnvType.STORED)
+    return CompiledSelector(expression, _program(expression), estimated_cost(checked))
 
 
 def validate_selector(expression: str) -> list[tuple[str, str]]:
     """The API server's checks at create/update (NewExpressions): [] when valid, else
     [(error_type, detail)] with error_type "Invalid", "Forbidden" or "TooLong"."""
+    return list(_validation(expression))
+
+
+@lru_cache(maxsize=4096)
+def _validation(expression: str) -> tuple[tuple[str, str], ...]:
+    """validate_selector, cached by text: claims made from one template repeat it."""
+    return tuple(_validate(expression))
+
+
+def _validate(expression: str) -> list[tuple[str, str]]:
     if len(expression.encode("utf-8", "surrogatepass")) > MAX_EXPRESSION_LENGTH:
         return [("TooLong", f"may not be more than {MAX_EXPRESSION_LENGTH} bytes")]
     try:
-        _check(expression, EnvType.NEW)
+        checked = _check(expression, EnvType.NEW)
     except CelCompileError as err:
         return [("Invalid", str(err))]
-    if source.comprehension_depth(expression) > MAX_COMPREHENSION_DEPTH:
+    try:
+        found = estimated_cost(checked)
+    except CelCompileError as err:
+        return [("Internal", str(err))]
+    # k8s: validation.go validateCELExpression — MaxCost > CELSelectorExpressionMaxCost.
+    if found.cost[1] > CEL_SELECTOR_EXPRESSION_MAX_COST:
         return [("Forbidden", "too complex, exceeds cost limit")]
     return []
 

@@ -16,8 +16,6 @@
 
 2. Literal validators (cel-go ValidateRegexLiterals/Duration/Timestamp, base.go): find calls
    whose argument is a string literal, so they can be checked at compile time.
-
-3. Comprehension nesting depth, the basis of the coarse cost check (docs/cel.md).
 """
 from __future__ import annotations
 
@@ -196,21 +194,6 @@ def literal_calls(src: str) -> list[LiteralCall]:
         if single or second:
             found.append(LiteralCall(t.text, sig[end - 1].text, sig[end - 1].start))
     return found
-
-
-def comprehension_depth(src: str) -> int:
-    """Deepest nesting of comprehension macros (x.all(...) inside y.exists(...) is 2)."""
-    sig = significant(src)
-    closes: list[int] = []
-    deepest = 0
-    for k, t in enumerate(sig):
-        while closes and k > closes[-1]:
-            closes.pop()
-        if t.kind == "ident" and t.text in MACROS and k > 0 and sig[k - 1].text == "." and _texts(sig, k + 1, "("):
-            end = _matching(sig, k + 1)
-            closes.append(end if end >= 0 else len(sig))
-            deepest = max(deepest, len(closes))
-    return deepest
 
 
 def position(src: str, offset: int) -> tuple[int, int, str]:

@@ -139,3 +139,20 @@ def test_includes_list_cap():
     """Spec §4.5: `includes` refuses lists longer than 48 values."""
     with pytest.raises(CelRuntimeError, match="longer than 48 values"):
         run("lists.range(49).includes(1)")
+
+
+def test_find_is_linear_time():
+    """find/findAll use RE2 like Go: a backtracking pattern on a 63-character driver name
+    answers at once (Python's re would take 2^63 steps)."""
+    import time
+    device = device_input("a" * 63, {"name": "x"})
+    start = time.perf_counter()
+    assert compile_selector('device.driver.find("(a*)*b") == ""').matches(device) is True
+    assert compile_selector('device.driver.findAll("(a|aa)*c").size() == 0').matches(device) is True
+    assert time.perf_counter() - start < 1
+
+
+def test_find_bad_pattern_has_gos_words():
+    """A pattern that only exists at run time: Go regexp's parse error."""
+    with pytest.raises(CelRuntimeError, match=r"^error parsing regexp: missing closing \): `gpu\.example\.com\(`$"):
+        run('"x".find(device.driver + "(") == ""')

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from drasim.cel.source import comprehension_depth, literal_calls, macro_receivers, rewrite_domain_lookups
+from drasim.cel.source import literal_calls, macro_receivers, rewrite_domain_lookups
 
 
 @pytest.mark.parametrize(("expression", "want"), [
@@ -32,16 +32,6 @@ def test_literal_calls():
     calls = literal_calls('x.matches("[") && matches(y, "(") && duration("1s") && timestamp(t) && x.matches(y)')
     assert [(c.function, c.literal, c.offset) for c in calls] == [
         ("matches", '"["', 10), ("matches", '"("', 29), ("duration", '"1s"', 46)]
-
-
-@pytest.mark.parametrize(("expression", "want"), [
-    pytest.param("true", 0, id="none"),
-    pytest.param("[1].all(x, x > 0) && [1].exists(y, y > 0)", 1, id="siblings"),
-    pytest.param("[1].all(x, [2].exists(y, [3].map(z, z).size() > 0))", 3, id="nested"),
-])
-def test_comprehension_depth(expression, want):
-    """Depth counts nested comprehension macros, not sibling ones."""
-    assert comprehension_depth(expression) == want
 
 
 @pytest.mark.parametrize(("expression", "want"), [
