@@ -247,6 +247,16 @@ class ControlPlane:
         admission.admit(self.store, self.er_cache, kind, obj, source)
         return self.store.create(obj, copy=False)
 
+    def update(self, obj: dict, old: dict, *, status_only: bool = False, source: str = "") -> dict:
+        """Update one object as a client would (PUT or PATCH through the API server): decoded,
+        defaulted and validated against the stored object, then stored (spec and metadata, or only
+        status for the /status subresource). Raises InputError; a stale resourceVersion is a Conflict."""
+        kind = kinds.BY_KIND[old["kind"]]
+        obj = admission.prepare(self.store, kind, obj, old, source, features=self.options.features)
+        if status_only:
+            return self.store.update_status(obj, copy=False)
+        return self.store.update(obj, copy=False)
+
     def client_create(self, obj: dict) -> dict:
         """A create by a component (controller, scheduler) through the API server: named, given a
         uid, and quota-admitted like any client's (extended-resources.md §11.7). The dict is

@@ -39,8 +39,9 @@ def _parser() -> argparse.ArgumentParser:
     q.add_argument("phases", nargs="+", metavar="PHASE")
     q.add_argument("-o", "--output", choices=("table", "json"), default="table")
     q.add_argument("--seed", type=int, default=0)
-    from drasim.cli import bench
+    from drasim.cli import bench, serve
     bench.add_parser(sub)
+    serve.add_parser(sub)
     return ap
 
 
@@ -135,6 +136,9 @@ def main(argv: list[str] | None = None) -> int:
             return explain(args)
         if args.command == "quota":
             return quota(args)
+        if args.command == "serve":
+            from drasim.cli import serve
+            return serve.run(args)
         if args.command == "bench":
             from drasim.cli import bench
             return bench.run(args)
