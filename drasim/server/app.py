@@ -19,14 +19,18 @@ from drasim.server import discovery, openapi, tables
 from drasim.server import status as st
 from drasim.server.resources import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, Resources, Target
 from drasim.server.runtime import LiveControlPlane
+from drasim.server.serialize import outgoing
 from drasim.server.watch import WatchHub
 from drasim.server.watchstream import serve_watch
 
+OBJECT_KINDS = frozenset(k.kind for k in discovery.served_kinds())
 MAX_BODY = 3 * 1024 * 1024   # k8s: apiserver MaxRequestBodyBytes default
 JSON = "application/json"
 
 
 def _json(body, code: int = 200, content_type: str = JSON) -> web.Response:
+    if isinstance(body, dict) and body.get("kind") in OBJECT_KINDS:
+        body = outgoing(body)
     return web.Response(body=json.dumps(body, separators=(",", ":")).encode(), status=code,
                         headers={"Content-Type": content_type})
 

@@ -16,6 +16,7 @@ from drasim.controlplane import ControlPlane
 from drasim.errors import InputError
 from drasim.server import patch as patches
 from drasim.server import status as st
+from drasim.server.serialize import outgoing
 from drasim.server.selectors import matches, parse_field_selector, parse_label_selector
 from drasim.store import clone
 
@@ -82,7 +83,8 @@ class Resources:
         return objs, md
 
     def list_body(self, t: Target, items: list[dict], md: dict) -> dict:
-        return {"kind": f"{t.kind.kind}List", "apiVersion": t.kind.api_version, "metadata": md, "items": items}
+        return {"kind": f"{t.kind.kind}List", "apiVersion": t.kind.api_version, "metadata": md,
+                "items": [outgoing(i) for i in items]}
 
     # -- writes -------------------------------------------------------------------------------
     def _check_body(self, t: Target, obj) -> dict:

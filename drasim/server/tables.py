@@ -7,6 +7,7 @@ k8s: pkg/printers/internalversion/printers.go (column definitions and printPod, 
 """
 from __future__ import annotations
 
+from drasim.server.serialize import outgoing
 from drasim.sim.clock import parse_time
 
 _NAME_DOC = "Name must be unique within a namespace."
@@ -216,7 +217,7 @@ def table(kind: str, objects: list[dict], now: float, *, include: str = "Metadat
     for obj in objects:
         row: dict = {"cells": row_of(obj, now)}
         if include == "Object":
-            row["object"] = obj
+            row["object"] = outgoing(obj)
         elif include != "None":
             row["object"] = _partial_metadata(obj)
         rows.append(row)

@@ -15,6 +15,7 @@ from aiohttp import web
 
 from drasim.server import status as st
 from drasim.server import tables
+from drasim.server.serialize import outgoing
 from drasim.server.selectors import matches, parse_field_selector, parse_label_selector
 
 BOOKMARK_INTERVAL = 2.0   # seconds between bookmarks while idle (k8s: about once a minute)
@@ -58,6 +59,7 @@ async def serve_watch(request: web.Request, server, t) -> web.StreamResponse:
 
     def encode(type_: str, obj: dict) -> bytes:
         nonlocal headers_sent
+        obj = outgoing(obj)
         if as_table and type_ != "BOOKMARK":
             obj = tables.table(t.kind.kind, [obj], server.cp.clock.now, include=include, headers=not headers_sent,
                                resource_version=obj["metadata"].get("resourceVersion", ""))
