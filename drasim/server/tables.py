@@ -91,11 +91,11 @@ def _pod_row(pod: dict, now: float) -> list:
         state = cs.get("state") or {}
         if (state.get("waiting") or {}).get("reason"):
             reason = state["waiting"]["reason"]
-        elif state.get("terminated"):
-            term = state["terminated"]
+        elif state.get("terminated") is not None:
+            term = state["terminated"] or {}
             reason = term.get("reason") or (f"Signal:{term['signal']}" if term.get("signal")
                                              else f"ExitCode:{term.get('exitCode', 0)}")
-        elif state.get("running") and cs.get("ready"):
+        elif state.get("running") is not None and cs.get("ready"):
             running = True
             ready += 1
     if reason == "Completed" and running:
