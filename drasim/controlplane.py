@@ -253,6 +253,8 @@ class ControlPlane:
         status for the /status subresource). Raises InputError; a stale resourceVersion is a Conflict."""
         kind = kinds.BY_KIND[old["kind"]]
         obj = admission.prepare(self.store, kind, obj, old, source, features=self.options.features)
+        if _same_but_version(obj, old, status_only, kind.has_status):
+            return old   # k8s: storage GuaranteedUpdate writes nothing when the bytes are unchanged
         if status_only:
             return self.store.update_status(obj, copy=False)
         return self.store.update(obj, copy=False)
@@ -289,6 +291,16 @@ class ControlPlane:
     def objects(self, include_events: bool = False) -> list[dict]:
         order = list(kinds.OUTPUT_ORDER) + ([kinds.EVENT] if include_events else [])
         return self.store.all_objects(order)
+
+
+def _same_but_version(new: dict, old: dict, status_only: bool, has_status: bool) -> bool:
+    if status_only:
+        return new.get("status") == old.get("status")
+    md = {k: v for k, v in new["metadata"].items() if k != "resourceVersion"}
+    old_md = {k: v for k, v in old["metadata"].items() if k != "resourceVersion"}
+    skip = ("metadata", "status") if has_status else ("metadata",)
+    return md == old_md and {k: v for k, v in new.items() if k not in skip} == {
+        k: v for k, v in old.items() if k not in skip}
 
 
 def _merge_for_apply(old: dict, new: dict, kind: kinds.Kind) -> dict:

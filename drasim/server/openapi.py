@@ -40,9 +40,88 @@ def definition_name(kind: Kind) -> str:
     return f"io.k8s.api.{group}.{kind.version}.{kind.kind}"
 
 
-def component_schema(kind: Kind) -> dict:
-    return {"type": "object", "description": f"{kind.kind} ({kind.api_version}), served by drasim.",
-            "x-kubernetes-group-version-kind": _gvk(kind)}
+QUANTITY_REF = "io.k8s.apimachinery.pkg.api.resource.Quantity"
+
+# drasim's own words for the fields users look up most (kubectl explain); the type tables
+# carry none yet.
+DESCRIPTIONS = {
+    "DeviceClass": "A vendor- or admin-provided class of devices: selectors and configuration that claims "
+                   "refer to by name.",
+    "DeviceClass.spec.extendedResourceName": "The extended resource name (e.g. example.com/gpu) that pods may "
+                                              "request in resources.requests; such requests are then served by "
+                                              "devices of this class through DRA (KEP-5004).",
+    "ResourceSlice": "Devices published by a DRA driver for one pool, with their attributes and capacity.",
+    "ResourceClaim": "A request for devices; once allocated, the devices are reserved for the pods that use it.",
+    "ResourceClaimTemplate": "A template from which a ResourceClaim is created for each pod that references it.",
+    "DeviceTaintRule": "Adds a taint to the devices it selects; with effect NoExecute, pods using them are evicted.",
+}
+
+
+# The tables mark scalars and free-form values alike as ANY; until they carry types (the decode
+# work in drasim/api/schema.py), a field's JSON type is read off its Go name here.
+_BOOLEAN = frozenset({"allNodes", "adminAccess", "controller", "blockOwnerDeletion", "perDeviceNodeSelection",
+                      "bindsToNode", "allowMultipleAllocations", "skipNodeOperations", "bool"})
+_INTEGER = frozenset({"generation", "resourceSliceCount", "count", "observedGeneration", "tolerationSeconds",
+                      "int", "deletionGracePeriodSeconds", "capacityMultiplier", "deviceMultiplier"})
+_STRING_LISTS = frozenset({"finalizers", "requests", "values", "bindingConditions", "bindingFailureConditions",
+                           "compatibilityGroups", "strings", "versions", "ips"})
+_FREE_FORM = frozenset({"parameters", "data", "fieldsV1"})
+
+
+def _untyped(name: str) -> dict:
+    if name in _BOOLEAN:
+        return {"type": "boolean"}
+    if name in _INTEGER:
+        return {"type": "integer", "format": "int64"}
+    if name in ("labels", "annotations"):
+        return {"type": "object", "additionalProperties": {"type": "string"}}
+    if name == "ints":
+        return {"type": "array", "items": {"type": "integer", "format": "int64"}}
+    if name == "bools":
+        return {"type": "array", "items": {"type": "boolean"}}
+    if name in _STRING_LISTS:
+        return {"type": "array", "items": {"type": "string"}}
+    if name in _FREE_FORM:
+        return {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+    return {"type": "string"}
+
+
+def _schema(node, path: str, schemas: dict) -> dict:
+    """An OpenAPI schema for one node of drasim.api.schema's tables (struct dict, _list, _map,
+    QUANTITY or ANY). SEAM: typed tables with Go type names plug in here."""
+    from drasim.api import schema as table
+
+    out: dict
+    if node is table.QUANTITY:
+        schemas.setdefault(QUANTITY_REF, {"type": "string", "description": "A fixed-point number with a suffix "
+                                          "(e.g. 1, 500m, 64Gi)."})
+        out = {"$ref": f"#/components/schemas/{QUANTITY_REF}"}
+    elif isinstance(node, table._list):
+        out = {"type": "array", "items": _schema(node.item, path, schemas)}
+    elif isinstance(node, table._map):
+        out = {"type": "object", "additionalProperties": _schema(node.item, path, schemas)}
+    elif isinstance(node, dict):
+        out = {"type": "object", "properties": {name: _schema(sub, f"{path}.{name}", schemas)
+                                                for name, sub in node.items()}}
+    else:
+        out = dict(_untyped(path.rsplit(".", 1)[-1]))
+    if path in DESCRIPTIONS:
+        out = dict(out, description=DESCRIPTIONS[path])
+    return out
+
+
+def component_schema(kind: Kind, schemas: dict | None = None) -> dict:
+    from drasim.api import schema as table
+
+    schemas = {} if schemas is None else schemas
+    node = table.KINDS.get(kind.kind)
+    out = _schema(node, kind.kind, schemas) if node is not None else {
+        "type": "object", "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
+                                         "metadata": _schema(table.OBJECT_META, f"{kind.kind}.metadata", schemas),
+                                         "spec": {"type": "object"}, "status": {"type": "object"}}}
+    out["description"] = DESCRIPTIONS.get(kind.kind, f"{kind.kind} ({kind.api_version}).")
+    out["x-kubernetes-group-version-kind"] = _gvk(kind)
+    return out
 
 
 def _op(kind: Kind, action: str, body: bool) -> dict:
@@ -79,7 +158,7 @@ def group_version_document(group: str, version: str) -> dict | None:
     schemas: dict = {}
     for kind in found:
         paths.update(_paths(kind, prefix))
-        schemas[definition_name(kind)] = component_schema(kind)
+        schemas[definition_name(kind)] = component_schema(kind, schemas)
     return {"openapi": "3.0.0", "info": {"title": "Kubernetes", "version": "v1.37.0"},
             "paths": paths, "components": {"schemas": schemas}}
 

@@ -72,7 +72,14 @@ def test_custom_columns_and_tables(cluster):
 
 
 def test_apply_again_is_unchanged_and_patch_merge(cluster):
-    assert "pod/demo unchanged" in cluster.kubectl("apply", "-f", str(EXPLICIT / "workload.yaml")).stdout
+    again = cluster.kubectl("apply", "-f", str(EXPLICIT / "cluster.yaml")).stdout.splitlines()
+    assert again == ["node/gpu-node-1 unchanged", "deviceclass.resource.k8s.io/gpu.example.com unchanged",
+                     "resourceslice.resource.k8s.io/gpu-node-1-gpu.example.com unchanged"]
+    # `example.com/gpu: 1` is a number in the file and the string "1" on the server, so kubectl
+    # sends a patch ("configured"), which changes nothing: the resourceVersion stays.
+    rv = cluster.kubectl("get", "pod", "demo", "-o", "jsonpath={.metadata.resourceVersion}").stdout
+    assert "pod/demo configured" in cluster.kubectl("apply", "-f", str(EXPLICIT / "workload.yaml")).stdout
+    assert cluster.kubectl("get", "pod", "demo", "-o", "jsonpath={.metadata.resourceVersion}").stdout == rv
     rule = ("apiVersion: resource.k8s.io/v1\nkind: DeviceTaintRule\nmetadata: {name: example}\n"
             "spec:\n  deviceSelector: {driver: gpu.example.com}\n  taint: {key: maint, effect: None}\n")
     cluster.kubectl("apply", "-f", "-", input=rule)
@@ -129,3 +136,12 @@ def _kubectl_cmd(s):
 def _env(s):
     import os
     return dict(os.environ, KUBECONFIG=str(s.kubeconfig), HOME=str(s.tmp))
+
+
+def test_explain_reads_the_openapi_v3_documents(cluster):
+    out = cluster.kubectl("explain", "deviceclass.spec.extendedResourceName").stdout
+    assert "KIND:       DeviceClass" in out and "FIELD: extendedResourceName <string>" in out
+    assert "example.com/gpu" in out   # the description
+    fields = cluster.kubectl("explain", "resourceslices.spec").stdout
+    for field in ("devices\t<[]Object>", "driver\t<string>", "pool\t<Object>", "allNodes\t<boolean>"):
+        assert field in fields
