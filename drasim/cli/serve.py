@@ -81,7 +81,7 @@ async def _serve(args, live, hub) -> int:
     from drasim.server.kubeconfig import write_kubeconfig
 
     server = Server(live, hub)
-    runner = web.AppRunner(server.app(), access_log=None, handle_signals=False)
+    runner = web.AppRunner(server.app(), access_log=None, handle_signals=False, shutdown_timeout=0.5)
     await runner.setup()
     site = web.TCPSite(runner, HOST, args.port)
     try:
