@@ -13,9 +13,10 @@ import traceback
 
 import yaml
 from aiohttp import web
+from multidict import CIMultiDict
 
 from drasim.errors import InputError
-from drasim.server import discovery, openapi, tables
+from drasim.server import discovery, fieldvalidation, openapi, tables
 from drasim.server import status as st
 from drasim.server.resources import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, Resources, Target
 from drasim.server.runtime import LiveControlPlane
@@ -28,11 +29,13 @@ MAX_BODY = 3 * 1024 * 1024   # k8s: apiserver MaxRequestBodyBytes default
 JSON = "application/json"
 
 
-def _json(body, code: int = 200, content_type: str = JSON) -> web.Response:
+def _json(body, code: int = 200, content_type: str = JSON, warnings: list[str] = ()) -> web.Response:
     if isinstance(body, dict) and body.get("kind") in OBJECT_KINDS:
         body = outgoing(body)
-    return web.Response(body=json.dumps(body, separators=(",", ":")).encode(), status=code,
-                        headers={"Content-Type": content_type})
+    headers = CIMultiDict({"Content-Type": content_type})
+    for text in warnings:   # k8s: warning.AddWarning → `Warning: 299 - "<text>"`
+        headers.add("Warning", "299 - " + json.dumps(text))
+    return web.Response(body=json.dumps(body, separators=(",", ":")).encode(), status=code, headers=headers)
 
 
 def _error(e: st.ApiError) -> web.Response:
@@ -178,8 +181,9 @@ class Server:
             if method == "POST":
                 if t.kind.namespaced and t.namespace is None:
                     raise st.method_not_allowed(method)
-                code, obj = res.create(t, await self._decoded(request, t.kind.kind), dry_run=q.get("dryRun") == "All")
-                return _json(obj, code)
+                code, obj = res.create(t, await self._decoded(request, t.kind.kind), dry_run=q.get("dryRun") == "All",
+                                       validation=fieldvalidation.mode(q))
+                return _json(obj, code, warnings=res.warnings)
             if method == "DELETE":
                 code, obj = res.delete_collection(t, q)
                 return _json(obj, code)
@@ -193,14 +197,14 @@ class Server:
         if method == "GET":
             return _json(self._render(t, res.get(t), accept, q))
         if method == "PUT":
-            code, obj = res.update(t, await self._decoded(request, t.kind.kind))
-            return _json(obj, code)
+            code, obj = res.update(t, await self._decoded(request, t.kind.kind), validation=fieldvalidation.mode(q))
+            return _json(obj, code, warnings=res.warnings)
         if method == "PATCH":
             ctype = request.headers.get("Content-Type", "").split(";")[0].strip()
             if ctype not in (JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, APPLY_PATCH):
                 raise st.unsupported_media_type(ctype)
-            code, obj = res.patch(t, ctype, await self._body(request))
-            return _json(obj, code)
+            code, obj = res.patch(t, ctype, await self._body(request), validation=fieldvalidation.mode(q))
+            return _json(obj, code, warnings=res.warnings)
         if method == "DELETE":
             raw = await self._body(request)
             try:

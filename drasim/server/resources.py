@@ -15,6 +15,7 @@ from drasim.api.kinds import Kind
 from drasim.controlplane import ControlPlane
 from drasim.errors import InputError
 from drasim.server import patch as patches
+from drasim.server.fieldvalidation import drop_unknown
 from drasim.server import status as st
 from drasim.server.serialize import outgoing
 from drasim.server.selectors import matches, parse_field_selector, parse_label_selector
@@ -44,6 +45,7 @@ def _key(obj: dict) -> tuple[str, str]:
 class Resources:
     def __init__(self, cp: ControlPlane, on_write=lambda: None) -> None:
         self.cp = cp
+        self.warnings: list[str] = []   # of the last write (single-threaded: read right after)
         self.on_write = on_write
 
     # -- reads --------------------------------------------------------------------------------
@@ -118,8 +120,9 @@ class Resources:
         if t.kind.namespaced and self.cp.store.get("Namespace", None, t.namespace) is None:
             raise st.namespace_not_found(t.namespace)
 
-    def create(self, t: Target, body, dry_run: bool = False) -> tuple[int, dict]:
+    def create(self, t: Target, body, dry_run: bool = False, validation: str = "Strict") -> tuple[int, dict]:
         obj = self._check_body(t, body)
+        self.warnings = drop_unknown(t.kind.kind, obj, validation)
         self._namespace_exists(t)
         try:
             if dry_run:
@@ -133,8 +136,9 @@ class Resources:
         self.on_write()
         return 201, stored
 
-    def update(self, t: Target, body) -> tuple[int, dict]:
+    def update(self, t: Target, body, validation: str = "Strict") -> tuple[int, dict]:
         obj = self._check_body(t, body)
+        self.warnings = drop_unknown(t.kind.kind, obj, validation)
         name = obj["metadata"].get("name")
         if name != t.name:
             # k8s: handlers/update.go
@@ -150,7 +154,7 @@ class Resources:
         self.on_write()
         return stored
 
-    def patch(self, t: Target, content_type: str, raw: bytes) -> tuple[int, dict]:
+    def patch(self, t: Target, content_type: str, raw: bytes, validation: str = "Strict") -> tuple[int, dict]:
         old = self.get(t)
         try:
             body = json.loads(raw or b"null")
@@ -179,6 +183,7 @@ class Resources:
         if md.get("name") != t.name:
             raise st.bad_request(f"the name of the object ({md.get('name')}) does not match the name on the URL ({t.name})")
         patched = self._check_body(t, patched)
+        self.warnings = drop_unknown(t.kind.kind, patched, validation)
         if "resourceVersion" not in (body.get("metadata") or {} if isinstance(body, dict) else {}):
             patched["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
         return 200, self._store_update(t, patched, old)

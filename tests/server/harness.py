@@ -64,13 +64,13 @@ class Serve:
 
     # -- raw HTTP ---------------------------------------------------------------------------
     def raw(self, method: str, path: str, body: bytes | None = None, headers: dict | None = None,
-            timeout: float = 10) -> tuple[int, dict, bytes]:
+            timeout: float = 10) -> tuple[int, object, bytes]:
         req = urllib.request.Request(self.url + path, data=body, method=method, headers=headers or {})
         try:
             with urllib.request.urlopen(req, timeout=timeout) as resp:
-                return resp.status, dict(resp.headers), resp.read()
+                return resp.status, resp.headers, resp.read()
         except urllib.error.HTTPError as e:
-            return e.code, dict(e.headers), e.read()
+            return e.code, e.headers, e.read()
 
     def call(self, method: str, path: str, obj=None, content_type: str = "application/json",
              headers: dict | None = None) -> tuple[int, dict]:

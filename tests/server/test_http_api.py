@@ -204,3 +204,26 @@ def test_quota_refusal_is_403_forbidden(server):
     assert s["reason"] == "Forbidden" and s["details"] == {"name": "one", "group": "resource.k8s.io",
                                                             "kind": "resourceclaims"}
     assert s["message"].startswith('resourceclaims.resource.k8s.io "one" is forbidden: exceeded quota: claims')
+
+
+def test_field_validation_warn_is_the_default_and_ignore_drops_silently(server):
+    def slice_(name):
+        return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": name},
+                "spec": {"driver": "d.example.com", "nodeName": "n", "pool": {"name": "p", "generation": 1,
+                         "resourceSliceCount": 1}, "devices": [{"name": "a", "bogus": 1,
+                                                                "attributes": {"x.example.com/y": {"string": "v", "bad": 1}}}]}}
+    path = "/apis/resource.k8s.io/v1/resourceslices"
+    code, headers, body = server.raw("POST", path, json.dumps(slice_("warned")).encode(),
+                                     {"Content-Type": "application/json"})
+    assert code == 201, body
+    created = json.loads(body)
+    assert created["spec"]["devices"][0] == {"name": "a", "attributes": {"x.example.com/y": {"string": "v"}}}
+    assert headers.get_all("Warning") == ['299 - "unknown field \\"spec.devices[0].attributes.x.example.com/y.bad\\""',
+                                          '299 - "unknown field \\"spec.devices[0].bogus\\""']
+    code, headers, body = server.raw("POST", path + "?fieldValidation=Ignore", json.dumps(slice_("ignored")).encode(),
+                                     {"Content-Type": "application/json"})
+    assert code == 201 and headers.get_all("Warning") is None
+    code, s = server.call("POST", path + "?fieldValidation=Strict", slice_("strict"))
+    assert code == 400 and "strict decoding error" in s["message"]
+    code, s = server.call("POST", path + "?fieldValidation=Loose", slice_("loose"))
+    assert code == 400

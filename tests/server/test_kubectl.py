@@ -145,3 +145,19 @@ def test_explain_reads_the_openapi_v3_documents(cluster):
     fields = cluster.kubectl("explain", "resourceslices.spec").stdout
     for field in ("devices\t<[]Object>", "driver\t<string>", "pool\t<Object>", "allNodes\t<boolean>"):
         assert field in fields
+
+
+def test_table_columns_of_every_kind(cluster):
+    cluster.kubectl("apply", "-f", "-", input=(
+        "apiVersion: v1\nkind: ResourceQuota\nmetadata: {name: q}\nspec:\n  hard: {count/resourceclaims.resource.k8s.io: '9'}\n"
+        "---\napiVersion: resource.k8s.io/v1\nkind: ResourceClaimTemplate\nmetadata: {name: t}\n"
+        "spec:\n  spec:\n    devices:\n      requests: [{name: r, exactly: {deviceClassName: gpu.example.com}}]\n"))
+    expected = {"namespaces": ["NAME", "STATUS", "AGE"], "deviceclasses": ["NAME", "AGE"],
+                "resourceclaimtemplates": ["NAME", "AGE"], "resourcequotas": ["NAME", "AGE", "REQUEST", "LIMIT"],
+                "events": ["LAST", "SEEN", "TYPE", "REASON", "OBJECT", "MESSAGE"]}
+    for resource, header in expected.items():
+        lines = cluster.kubectl("get", resource).stdout.splitlines()
+        assert lines[0].split() == header, resource
+    assert cluster.kubectl("get", "namespace", "default").stdout.splitlines()[1].split()[:2] == ["default", "Active"]
+    quota = cluster.wait_until(lambda: "/9" in (out := cluster.kubectl("get", "resourcequota", "q").stdout) and out)
+    assert "count/resourceclaims.resource.k8s.io: 1/9" in quota
