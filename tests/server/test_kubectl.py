@@ -160,4 +160,5 @@ def test_table_columns_of_every_kind(cluster):
         assert lines[0].split() == header, resource
     assert cluster.kubectl("get", "namespace", "default").stdout.splitlines()[1].split()[:2] == ["default", "Active"]
     quota = cluster.wait_until(lambda: "/9" in (out := cluster.kubectl("get", "resourcequota", "q").stdout) and out)
-    assert "count/resourceclaims.resource.k8s.io: 1/9" in quota
+    claims = len(cluster.kubectl("get", "resourceclaims", "-o", "name").stdout.split())
+    assert f"count/resourceclaims.resource.k8s.io: {claims}/9" in quota
