@@ -43,6 +43,9 @@ def test_extended_resource_pod_gets_its_claim(cluster):
     claim = status["resourceClaimName"]
     text = cluster.kubectl("get", "resourceclaim", claim, "-o", "yaml").stdout
     assert 'resource.kubernetes.io/extended-resource-claim: "true"' in text
+    metrics = cluster.kubectl("get", "--raw", "/metrics").stdout.splitlines()
+    assert any(line.startswith("dynamic_resource_allocation_") and 'source="extended_resource"' in line
+               for line in metrics), [m for m in metrics if "dynamic" in m]
     table = cluster.kubectl("get", "resourceclaims").stdout.splitlines()
     assert table[0].split() == ["NAME", "STATE", "AGE"]
     assert table[1].split()[:2] == [claim, "allocated,reserved"]
@@ -125,7 +128,9 @@ def test_cordon_drain_uncordon(cluster):
 
 def test_raw_metrics(cluster):
     text = cluster.kubectl("get", "--raw", "/metrics").stdout
-    assert "scheduler_schedule_attempts_total" in text
+    for name in ("scheduler_schedule_attempts_total", "scheduler_pending_pods",
+                 "device_taint_eviction_controller_pod_deletions_total"):
+        assert f"\n{name}" in text, name
 
 
 def _kubectl_cmd(s):
