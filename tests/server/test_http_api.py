@@ -227,3 +227,21 @@ def test_field_validation_warn_is_the_default_and_ignore_drops_silently(server):
     assert code == 400 and "strict decoding error" in s["message"]
     code, s = server.call("POST", path + "?fieldValidation=Loose", slice_("loose"))
     assert code == 400
+
+
+def test_status_is_written_only_through_the_status_subresource(server):
+    code, created = server.call("POST", "/api/v1/nodes", node("n-status"))
+    assert code == 201
+    changed = dict(created, status=dict(created["status"], capacity={"cpu": "64", "memory": "8Gi", "pods": "110"}))
+    code, updated = server.call("PUT", "/api/v1/nodes/n-status", changed)
+    assert code == 200 and updated["status"]["capacity"]["cpu"] == "4"      # a plain update keeps status
+    code, updated = server.call("PUT", "/api/v1/nodes/n-status/status", dict(changed, metadata=updated["metadata"]))
+    assert code == 200 and updated["status"]["capacity"]["cpu"] == "64"
+    code, patched = server.call("PATCH", "/api/v1/nodes/n-status/status",
+                                {"status": {"capacity": {"example.com/gpu": "2"}}},
+                                content_type="application/merge-patch+json")
+    assert code == 200 and patched["status"]["capacity"]["example.com/gpu"] == "2"
+    assert patched["metadata"]["resourceVersion"] != updated["metadata"]["resourceVersion"]
+    code, same = server.call("PATCH", "/api/v1/nodes/n-status", {"metadata": {}},
+                             content_type="application/merge-patch+json")
+    assert same["metadata"]["resourceVersion"] == patched["metadata"]["resourceVersion"]   # no-op: nothing written
