@@ -167,3 +167,17 @@ def test_table_columns_of_every_kind(cluster):
     quota = cluster.wait_until(lambda: "/9" in (out := cluster.kubectl("get", "resourcequota", "q").stdout) and out)
     claims = len(cluster.kubectl("get", "resourceclaims", "-o", "name").stdout.split())
     assert f"count/resourceclaims.resource.k8s.io: {claims}/9" in quota
+
+
+def test_kubectl_prints_server_errors_as_on_a_cluster(cluster):
+    bad = ('apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: bad}\nspec:\n'
+           '  extendedResourceName: "-x"\n  selectors: [{cel: {expression: "device.driver != \'\'"}}]\n')
+    done = cluster.kubectl("apply", "-f", "-", input=bad, check=False)
+    assert done.returncode == 1
+    assert done.stderr.splitlines() == ['The DeviceClass "bad" is invalid: spec.extendedResourceName: Invalid value: '
+                                        '"-x": must be a valid extended resource name']
+    pod = "apiVersion: v1\nkind: Pod\nmetadata: {name: twice}\nspec: {containers: [{name: c, image: i}]}\n"
+    cluster.kubectl("create", "-f", "-", input=pod)
+    again = cluster.kubectl("create", "-f", "-", input=pod, check=False)
+    assert again.stderr.strip() == 'Error from server (AlreadyExists): error when creating "STDIN": pods "twice" already exists'
+    cluster.kubectl("delete", "pod", "twice")
