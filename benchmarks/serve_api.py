@@ -120,7 +120,7 @@ def kubectl_apply(tmp: Path, kubeconfig: Path, objects: int) -> float | None:
     binary = str(binary) if binary.exists() else shutil.which("kubectl")
     if binary is None:
         return None
-    manifest = tmp / "many.yaml"   # documents, not a `kind: List` (that needs OpenAPI v2 for validation)
+    manifest = tmp / "many.yaml"   # a multi-document manifest, as people write them
     manifest.write_text("\n---\n".join(json.dumps(pod(f"k-{i}")) for i in range(objects)))
     t0 = time.perf_counter()
     done = subprocess.run([binary, "--kubeconfig", str(kubeconfig), "--cache-dir", str(tmp / "cache"), "apply",

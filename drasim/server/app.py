@@ -80,6 +80,13 @@ class Server:
             self.cp.scheduler.export_pending(self.cp.metrics)
             return web.Response(body=self.cp.metrics.exposition().encode(),
                                 headers={"Content-Type": "text/plain; version=0.0.4; charset=utf-8"})
+        if path == "/openapi/v2":
+            # kubectl asks for the protobuf form (client-side validation, e.g. of `kind: List`
+            # files). drasim does not encode gnostic protobuf: an empty document, with which
+            # kubectl skips client-side checks; each object is still validated Strict here.
+            if openapi.PROTOBUF_V2 in accept:
+                return web.Response(body=b"", headers={"Content-Type": "application/octet-stream"})
+            return _json(openapi.swagger_v2())
         if path == "/openapi/v3":
             return _json(openapi.root())
         if path.startswith("/openapi/v3/"):

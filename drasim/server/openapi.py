@@ -176,3 +176,19 @@ def root() -> dict:
                 gv = _gv_path(group, version)
                 paths[gv] = {"serverRelativeURL": f"/openapi/v3/{gv}?hash={_hash(doc)}"}
     return {"paths": paths}
+
+
+PROTOBUF_V2 = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
+
+
+def swagger_v2() -> dict:
+    """/openapi/v2 as JSON: the v3 component schemas as swagger 2.0 definitions."""
+    definitions: dict = {}
+    for group, versions in discovery.groups().items():
+        for version in versions:
+            doc = group_version_document(group, version)
+            if doc is not None:
+                definitions.update(doc["components"]["schemas"])
+    text = json.dumps(definitions).replace("#/components/schemas/", "#/definitions/")
+    return {"swagger": "2.0", "info": {"title": "Kubernetes", "version": "v1.37.0"}, "paths": {},
+            "definitions": json.loads(text)}

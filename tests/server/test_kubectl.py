@@ -181,3 +181,19 @@ def test_kubectl_prints_server_errors_as_on_a_cluster(cluster):
     again = cluster.kubectl("create", "-f", "-", input=pod, check=False)
     assert again.stderr.strip() == 'Error from server (AlreadyExists): error when creating "STDIN": pods "twice" already exists'
     cluster.kubectl("delete", "pod", "twice")
+
+
+def test_apply_of_a_list_file_as_kubectl_get_writes_it(cluster, tmp_path):
+    listing = {"apiVersion": "v1", "kind": "List", "items": [
+        {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": f"listed-{i}"},
+         "spec": {"containers": [{"name": "c", "image": "pause"}]}} for i in range(2)]}
+    path = tmp_path / "list.json"
+    path.write_text(json.dumps(listing))
+    out = cluster.kubectl("apply", "-f", str(path)).stdout.splitlines()
+    assert out == ["pod/listed-0 created", "pod/listed-1 created"]
+    listing["items"][0]["spec"]["bogus"] = 1
+    listing["items"][0]["bogus"] = 1
+    path.write_text(json.dumps(listing))
+    bad = cluster.kubectl("apply", "-f", str(path), check=False)
+    assert bad.returncode == 1 and 'strict decoding error: unknown field "bogus"' in bad.stderr
+    cluster.kubectl("delete", "-f", str(path))
