@@ -205,6 +205,11 @@ PRINTERS = {
 }
 
 
+def _workload_printers() -> None:
+    from drasim.server.tables_workloads import PRINTERS as workloads
+    PRINTERS.update(workloads)
+
+
 def _partial_metadata(obj: dict) -> dict:
     return {"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": obj.get("metadata") or {}}
 
@@ -240,3 +245,6 @@ def wants_table(accept: str) -> bool:
         if part.strip():
             return False
     return False
+
+
+_workload_printers()

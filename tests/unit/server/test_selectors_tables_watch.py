@@ -70,3 +70,18 @@ def test_watch_hub_replays_history_and_refuses_too_old():
     assert ev[0] == "DELETED" and ev[1]["metadata"]["resourceVersion"] == str(store.revision)
     hub.close(w)
     assert hub.watchers["Pod"] == []
+
+
+def test_workload_rows():
+    deploy = {"metadata": {"name": "d", "creationTimestamp": "2026-01-01T00:00:00Z"},
+              "spec": {"replicas": 3, "selector": {"matchLabels": {"app": "x"}},
+                       "template": {"spec": {"containers": [{"name": "a", "image": "i:1"}]}}},
+              "status": {"readyReplicas": 2, "updatedReplicas": 3, "availableReplicas": 2}}
+    t = tables.table("Deployment", [deploy], 1767225600 + 60)
+    assert [c["name"] for c in t["columnDefinitions"] if c["priority"] == 0] == [
+        "Name", "Ready", "Up-to-date", "Available", "Age"]
+    assert t["rows"][0]["cells"] == ["d", "2/3", 3, 2, "60s", "a", "i:1", "app=x"]
+    job = {"metadata": {"name": "j"}, "spec": {"completions": 2},
+           "status": {"succeeded": 2, "startTime": "2026-01-01T00:00:00Z", "completionTime": "2026-01-01T00:00:30Z",
+                      "conditions": [{"type": "Complete", "status": "True"}]}}
+    assert tables.table("Job", [job], 0)["rows"][0]["cells"][:4] == ["j", "Complete", "2/2", "30s"]
