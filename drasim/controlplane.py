@@ -256,6 +256,18 @@ class ControlPlane:
         admission.admit(self.store, self.er_cache, kind, obj, source)
         return self.store.create(obj, copy=False)
 
+    def update(self, obj: dict, old: dict, *, status_only: bool = False, source: str = "") -> dict:
+        """Update one object as a client would (PUT or PATCH through the API server): decoded,
+        defaulted and validated against the stored object, then stored (spec and metadata, or only
+        status for the /status subresource). Raises InputError; a stale resourceVersion is a Conflict."""
+        kind = kinds.BY_KIND[old["kind"]]
+        obj = admission.prepare(self.store, kind, obj, old, source, features=self.options.features)
+        if _same_but_version(obj, old, status_only, kind.has_status):
+            return old   # k8s: storage GuaranteedUpdate writes nothing when the bytes are unchanged
+        if status_only:
+            return self.store.update_status(obj, copy=False)
+        return self.store.update(obj, copy=False)
+
     def client_create(self, obj: dict) -> dict:
         """A create by a component (controller, scheduler) through the API server: decoded,
         defaulted, named, validated and quota-admitted like any client's
@@ -291,6 +303,16 @@ class ControlPlane:
     def objects(self, include_events: bool = False) -> list[dict]:
         order = list(kinds.OUTPUT_ORDER) + ([kinds.EVENT] if include_events else [])
         return self.store.all_objects(order)
+
+
+def _same_but_version(new: dict, old: dict, status_only: bool, has_status: bool) -> bool:
+    if status_only:
+        return new.get("status") == old.get("status")
+    md = {k: v for k, v in new["metadata"].items() if k != "resourceVersion"}
+    old_md = {k: v for k, v in old["metadata"].items() if k != "resourceVersion"}
+    skip = ("metadata", "status") if has_status else ("metadata",)
+    return md == old_md and {k: v for k, v in new.items() if k not in skip} == {
+        k: v for k, v in old.items() if k not in skip}
 
 
 def _merge_for_apply(old: dict, new: dict, kind: kinds.Kind) -> dict:

@@ -60,8 +60,9 @@ def _parser() -> argparse.ArgumentParser:
     pl.add_argument("--seed", type=int, default=0)
     from drasim.cli import sweep
     sweep.add_parser(sub)
-    from drasim.cli import bench
+    from drasim.cli import bench, serve
     bench.add_parser(sub)
+    serve.add_parser(sub)
     return ap
 
 
@@ -204,6 +205,9 @@ def main(argv: list[str] | None = None) -> int:
             from drasim.cli import inventory
             sys.stdout.write(inventory.run(args.pools, args.output))
             return 0
+        if args.command == "serve":
+            from drasim.cli import serve
+            return serve.run(args)
         if args.command == "bench":
             from drasim.cli import bench
             return bench.run(args)

@@ -1,0 +1,223 @@
+"""The aiohttp application: one catch-all route, routed by group/version/resource like
+kube-apiserver's paths (`/api/v1/...`, `/apis/GROUP/VERSION/...`, namespaced and cluster-scoped).
+
+k8s: staging/src/k8s.io/apiserver/pkg/endpoints/installer.go (the path shapes),
+     handlers/rest.go (limitedReadBody: 3 MiB), negotiation (JSON and YAML bodies).
+"""
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import traceback
+
+import yaml
+from aiohttp import web
+from multidict import CIMultiDict
+
+from drasim.errors import InputError
+from drasim.server import discovery, fieldvalidation, openapi, tables
+from drasim.server import status as st
+from drasim.server.resources import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, Resources, Target
+from drasim.server.runtime import LiveControlPlane
+from drasim.server.serialize import outgoing
+from drasim.server.watch import WatchHub
+from drasim.server.watchstream import serve_watch
+
+OBJECT_KINDS = frozenset(k.kind for k in discovery.served_kinds())
+MAX_BODY = 3 * 1024 * 1024   # k8s: apiserver MaxRequestBodyBytes default
+JSON = "application/json"
+
+
+def _json(body, code: int = 200, content_type: str = JSON, warnings: list[str] = ()) -> web.Response:
+    if isinstance(body, dict) and body.get("kind") in OBJECT_KINDS:
+        body = outgoing(body)
+    headers = CIMultiDict({"Content-Type": content_type})
+    for text in warnings:   # k8s: warning.AddWarning → `Warning: 299 - "<text>"`
+        headers.add("Warning", "299 - " + json.dumps(text))
+    return web.Response(body=json.dumps(body, separators=(",", ":")).encode(), status=code, headers=headers)
+
+
+def _error(e: st.ApiError) -> web.Response:
+    return _json(e.status(), e.code)
+
+
+class Server:
+    def __init__(self, live: LiveControlPlane, hub: WatchHub, address: str = "") -> None:
+        self.live = live
+        self.cp = live.cp
+        self.hub = hub
+        self.address = address
+        self.resources = Resources(self.cp, on_write=live.poke)
+        self.requests = 0
+
+    def app(self) -> web.Application:
+        app = web.Application(client_max_size=MAX_BODY + 1)
+        app.router.add_route("*", "/{tail:.*}", self.dispatch)
+        return app
+
+    async def dispatch(self, request: web.Request) -> web.StreamResponse:
+        self.requests += 1
+        try:
+            return await self._dispatch(request)
+        except st.ApiError as e:
+            return _error(e)
+        except InputError as e:
+            return _error(st.bad_request(str(e)))
+        except (asyncio.CancelledError, ConnectionResetError):
+            raise
+        except Exception as e:   # a bug: say so, keep serving
+            traceback.print_exc(file=sys.stderr)
+            return _error(st.ApiError(500, "InternalError", f"Internal error occurred: {e}", {}))
+
+    async def _dispatch(self, request: web.Request) -> web.StreamResponse:
+        path = request.path.rstrip("/") or "/"
+        method = request.method
+        accept = request.headers.get("Accept", "")
+        if path in ("/healthz", "/livez", "/readyz"):
+            return web.Response(text="ok", content_type="text/plain")
+        if path == "/metrics":
+            self.cp.scheduler.export_pending(self.cp.metrics)
+            return web.Response(body=self.cp.metrics.exposition().encode(),
+                                headers={"Content-Type": "text/plain; version=0.0.4; charset=utf-8"})
+        if path == "/openapi/v2":
+            # kubectl asks for the protobuf form (client-side validation, e.g. of `kind: List`
+            # files). drasim does not encode gnostic protobuf: an empty document, with which
+            # kubectl skips client-side checks; each object is still validated Strict here.
+            if openapi.PROTOBUF_V2 in accept:
+                return web.Response(body=b"", headers={"Content-Type": "application/octet-stream"})
+            return _json(openapi.swagger_v2())
+        if path == "/openapi/v3":
+            return _json(openapi.root())
+        if path.startswith("/openapi/v3/"):
+            rest = path[len("/openapi/v3/"):].split("/")
+            gv = ("", rest[1]) if rest[0] == "api" and len(rest) == 2 else (
+                (rest[1], rest[2]) if rest[0] == "apis" and len(rest) == 3 else None)
+            doc = openapi.group_version_document(*gv) if gv else None
+            if doc is None:
+                raise st.path_not_found()
+            return _json(doc)
+        if path == "/version":
+            return _json(discovery.version_info())
+        if path == "/api":
+            if discovery.wants_aggregated(accept):
+                return _json(discovery.aggregated(core=True), content_type=discovery.AGGREGATED_V2)
+            return _json(discovery.api_versions(self.address))
+        if path == "/apis":
+            if discovery.wants_aggregated(accept):
+                return _json(discovery.aggregated(core=False), content_type=discovery.AGGREGATED_V2)
+            return _json(discovery.api_group_list())
+        segs = path.strip("/").split("/")
+        if segs[0] == "api" and len(segs) >= 2:
+            group, version, rest = "", segs[1], segs[2:]
+        elif segs[0] == "apis" and len(segs) >= 2:
+            if len(segs) == 2:
+                if segs[1] not in discovery.groups() or not segs[1]:
+                    raise st.path_not_found()
+                return _json(discovery.api_group(segs[1]))
+            group, version, rest = segs[1], segs[2], segs[3:]
+        else:
+            raise st.path_not_found()
+        if not rest:
+            listing = discovery.api_resource_list(group, version)
+            if listing is None:
+                raise st.path_not_found()
+            return _json(listing)
+        target = self._target(group, version, rest)
+        self.live.sync_clock()
+        return await self._serve(request, target, method, accept)
+
+    def _target(self, group: str, version: str, rest: list[str]) -> Target:
+        namespace = None
+        if rest[0] == "namespaces" and len(rest) >= 3 and discovery.by_resource(group, version, rest[2]) is not None:
+            namespace, rest = rest[1], rest[2:]
+        kind = discovery.by_resource(group, version, rest[0])
+        if kind is None or len(rest) > 3:
+            raise st.path_not_found()
+        name = rest[1] if len(rest) > 1 else None
+        sub = rest[2] if len(rest) > 2 else None
+        if namespace is not None and not kind.namespaced:
+            raise st.path_not_found()
+        if kind.namespaced and namespace is None and name is not None:
+            raise st.path_not_found()
+        if sub is not None and sub not in {s for s, _, _ in discovery.subresources(kind)}:
+            raise st.path_not_found()
+        return Target(kind, namespace, name, sub)
+
+    async def _body(self, request: web.Request) -> bytes:
+        if request.content_length is not None and request.content_length > MAX_BODY:
+            raise st.too_large(MAX_BODY)
+        raw = await request.content.read(MAX_BODY + 1)
+        if len(raw) > MAX_BODY:
+            raise st.too_large(MAX_BODY)
+        return raw
+
+    async def _decoded(self, request: web.Request, kind_name: str):
+        raw = await self._body(request)
+        ctype = request.headers.get("Content-Type", JSON).split(";")[0].strip() or JSON
+        try:
+            if ctype in ("application/yaml", "application/x-yaml", "text/yaml"):
+                return yaml.safe_load(raw.decode("utf-8") or "null")
+            if ctype not in (JSON, "*/*"):
+                raise st.unsupported_media_type(ctype)
+            return json.loads(raw or b"null")
+        except (ValueError, yaml.YAMLError) as e:
+            # k8s: transformDecodeError → BadRequest
+            raise st.bad_request(f"couldn't get version/kind; json parse error: {str(e).splitlines()[0]}") from None
+
+    def _render(self, t: Target, obj: dict, accept: str, query) -> dict:
+        if tables.wants_table(accept):
+            return tables.table(t.kind.kind, [obj], self.cp.clock.now, include=query.get("includeObject", "Metadata"),
+                                resource_version=obj["metadata"].get("resourceVersion", ""))
+        return obj
+
+    async def _serve(self, request: web.Request, t: Target, method: str, accept: str) -> web.StreamResponse:
+        q = request.query
+        res = self.resources
+        if t.name is None:
+            if method == "GET":
+                if q.get("watch") in ("1", "true"):
+                    return await serve_watch(request, self, t)
+                items, md = res.list(t, q)
+                if tables.wants_table(accept):
+                    return _json(tables.table(t.kind.kind, items, self.cp.clock.now,
+                                              include=q.get("includeObject", "Metadata"),
+                                              resource_version=md["resourceVersion"],
+                                              continue_token=md.get("continue", "")))
+                return _json(res.list_body(t, items, md))
+            if method == "POST":
+                if t.kind.namespaced and t.namespace is None:
+                    raise st.method_not_allowed(method)
+                code, obj = res.create(t, await self._decoded(request, t.kind.kind), dry_run=q.get("dryRun") == "All",
+                                       validation=fieldvalidation.mode(q))
+                return _json(obj, code, warnings=res.warnings)
+            if method == "DELETE":
+                code, obj = res.delete_collection(t, q)
+                return _json(obj, code)
+            raise st.method_not_allowed(method)
+        if t.subresource in ("eviction", "binding"):
+            if method != "POST":
+                raise st.method_not_allowed(method)
+            body = await self._decoded(request, t.kind.kind)
+            code, obj = res.evict(t, body) if t.subresource == "eviction" else res.bind(t, body)
+            return _json(obj, code)
+        if method == "GET":
+            return _json(self._render(t, res.get(t), accept, q))
+        if method == "PUT":
+            code, obj = res.update(t, await self._decoded(request, t.kind.kind), validation=fieldvalidation.mode(q))
+            return _json(obj, code, warnings=res.warnings)
+        if method == "PATCH":
+            ctype = request.headers.get("Content-Type", "").split(";")[0].strip()
+            if ctype not in (JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, APPLY_PATCH):
+                raise st.unsupported_media_type(ctype)
+            code, obj = res.patch(t, ctype, await self._body(request), validation=fieldvalidation.mode(q))
+            return _json(obj, code, warnings=res.warnings)
+        if method == "DELETE":
+            raw = await self._body(request)
+            try:
+                options = json.loads(raw) if raw.strip() else None
+            except ValueError as e:
+                raise st.bad_request(f"couldn't get version/kind; json parse error: {e}") from None
+            code, obj = res.delete(t, options if isinstance(options, dict) else None)
+            return _json(obj, code)
+        raise st.method_not_allowed(method)
