@@ -194,6 +194,10 @@ class ControlPlane:
         prepared: list[tuple[Document, dict, dict | None]] = []
         creates: list[dict] = []
         for doc in documents:
+            # The body is decoded before anything reads it (a namespace of 0 is a type error).
+            problem = admission.decoding_error(doc.kind, doc.obj, doc.source)
+            if problem is not None:
+                raise problem
             md = doc.obj.get("metadata") or {}
             ns = (md.get("namespace") or "default") if doc.kind.namespaced else None
             name = md.get("name")
@@ -201,7 +205,8 @@ class ControlPlane:
             lookup = isinstance(name, str) and name and (ns is None or isinstance(ns, str))
             old = self.store.get(doc.kind.kind, ns, name) if lookup else None
             obj = doc.obj if old is None else _merge_for_apply(old, doc.obj, doc.kind)
-            obj = admission.prepare(self.store, doc.kind, obj, old, doc.source, creates, self.options.features)
+            obj = admission.prepare(self.store, doc.kind, obj, old, doc.source, creates, self.options.features,
+                                    decoded=True)
             if old is None:
                 admission.admit(self.store, self.er_cache, doc.kind, obj, doc.source, creates)
                 creates.append(obj)

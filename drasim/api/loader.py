@@ -128,6 +128,12 @@ def _expand(doc, where: str):
     yield where, doc
 
 
+def _type_key(obj: dict) -> tuple | None:
+    """(apiVersion, kind) when both are strings; a list or map there is resolve_kind's to refuse."""
+    key = (obj.get("apiVersion"), obj.get("kind"))
+    return key if isinstance(key[0], str) and isinstance(key[1], str) else None
+
+
 def resolve_kind(obj: dict, source: str) -> kinds.Kind:
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     if not isinstance(kind, str) or not kind:
@@ -218,7 +224,7 @@ def load_file(path: Path, skipped: list[str] | None = None) -> list[Document]:
                 raise ManifestError(f"{source}: {e}") from None
             except RecursionError:
                 raise ManifestError(f"{source}: exceeded maximum nesting depth") from None
-            if (obj.get("apiVersion"), obj.get("kind")) in kinds.NOT_SIMULATED:
+            if _type_key(obj) in kinds.NOT_SIMULATED:
                 if skipped is not None:
                     note = f"{obj['apiVersion']} {obj['kind']} objects are not simulated and were skipped"
                     if note not in skipped:
