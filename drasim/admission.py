@@ -22,18 +22,18 @@ from drasim.store import MemoryStore, clone
 QUOTA_ADMITTED = ("Pod", "ResourceClaim")
 
 
-def decoding_error(kind: kinds.Kind, obj: dict, source: str) -> ManifestError | None:
+def decode_body(kind: kinds.Kind, obj: dict, source: str) -> dict:
     """The request body decoded into the kind's Go type, before anything else reads it: a value
     of the wrong type, a malformed quantity or time, an unknown field (kubectl's default
-    --validate=strict) fails with the decoder's message.
+    --validate=strict) fails with the decoder's message; raises ManifestError.
 
     k8s: apiserver/pkg/endpoints/handlers/rest.go transformDecodeError wraps it as
     `<Kind> in version "<v>" cannot be handled as a <Kind>: <error>` (api/decode.py)."""
-    problem = decode.decoding_error(kind.kind, obj)
-    if problem is None:
-        return None
-    return ManifestError(f'{source}: {kind.kind} in version "{kind.version}" cannot be handled as a '
-                         f"{kind.kind}: {problem}")
+    try:
+        return decode.decode(kind.kind, obj)
+    except decode.DecodeError as e:
+        raise ManifestError(f'{source}: {kind.kind} in version "{kind.version}" cannot be handled as a '
+                            f"{kind.kind}: {e}") from None
 
 
 ADMIN_ACCESS_LABEL = "resource.kubernetes.io/admin-access"
@@ -99,11 +99,9 @@ def drop_disabled_fields(kind: str, obj: dict, old: dict | None, features: Featu
 def prepare(store: MemoryStore, kind: kinds.Kind, obj: dict, old: dict | None, source: str,
             pending: list[dict] = (), features: Features = Features(), decoded: bool = False) -> dict:
     """A decoded, defaulted, named and validated copy of obj, ready to store; raises InputError.
-    `decoded`: the caller has already checked the request body with decoding_error."""
+    `decoded`: obj is already what decode_body returned."""
     if not decoded:
-        problem = decoding_error(kind, obj, source)
-        if problem is not None:
-            raise problem
+        obj = decode_body(kind, obj, source)
     obj = clone(obj)
     md = obj.setdefault("metadata", {})
     if not isinstance(md, dict):

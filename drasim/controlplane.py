@@ -195,16 +195,14 @@ class ControlPlane:
         creates: list[dict] = []
         for doc in documents:
             # The body is decoded before anything reads it (a namespace of 0 is a type error).
-            problem = admission.decoding_error(doc.kind, doc.obj, doc.source)
-            if problem is not None:
-                raise problem
-            md = doc.obj.get("metadata") or {}
+            body = admission.decode_body(doc.kind, doc.obj, doc.source)
+            md = body.get("metadata") or {}
             ns = (md.get("namespace") or "default") if doc.kind.namespaced else None
             name = md.get("name")
             # A name or namespace of the wrong type is validation's to report, not a lookup key.
             lookup = isinstance(name, str) and name and (ns is None or isinstance(ns, str))
             old = self.store.get(doc.kind.kind, ns, name) if lookup else None
-            obj = doc.obj if old is None else _merge_for_apply(old, doc.obj, doc.kind)
+            obj = body if old is None else _merge_for_apply(old, body, doc.kind)
             obj = admission.prepare(self.store, doc.kind, obj, old, doc.source, creates, self.options.features,
                                     decoded=True)
             if old is None:

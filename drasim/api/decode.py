@@ -184,10 +184,7 @@ def _ok_intorstring(v) -> bool:
     c = v.__class__
     if v is None or c is str:
         return True
-    if c is int or c is float:
-        n = gojson.integer_value(v)
-        return n is not None and gojson.INT32_MIN <= n <= gojson.INT32_MAX
-    return False
+    return c is int and gojson.INT32_MIN <= v <= gojson.INT32_MAX
 
 
 def _ok_bytes(v) -> bool:
@@ -211,12 +208,7 @@ def _fast_int(t: GoType) -> None:
         c = v.__class__
         if c is int:
             return lo <= v <= hi
-        if v is None:
-            return True
-        if c is float:
-            n = gojson.integer_value(v)
-            return n is not None and lo <= n <= hi
-        return False
+        return v is None   # a float (even a whole one) takes the slow path, which makes it an int
     t.ok = ok
 
 
@@ -271,14 +263,33 @@ def kind_type(kind: str) -> GoType | None:
     return compile_type(root) if root is not None else None
 
 
-def decoding_error(kind: str, obj: object) -> str | None:
-    """What the API server's decoder says about obj (without the `<Kind> in version …` prefix),
-    or None when it decodes. Kinds without a schema are not checked."""
+class DecodeError(ValueError):
+    """The decoder's message, without the `<Kind> in version …` prefix."""
+
+
+def decode(kind: str, obj: object) -> object:
+    """obj as the API server reads it into the kind's Go type; raises DecodeError.
+
+    Valid objects are returned as they are. A whole float in an integer field (YAML `2e0`;
+    kubectl sends it as `2`) comes back as an int, in a copy. Kinds without a schema are not
+    checked."""
     t = kind_type(kind)
     if t is None or t.ok(obj):
-        return None
-    from drasim.api.decodereport import report
-    return report(t, obj)
+        return obj
+    from drasim.api.decodereport import as_decoded, report
+    problem = report(t, obj)
+    if problem is not None:
+        raise DecodeError(problem)
+    return as_decoded(t, obj)
 
 
-__all__ = ["GoType", "compile_type", "decoding_error", "kind_type", "QUANTITY_FORMAT_ERROR"]
+def decoding_error(kind: str, obj: object) -> str | None:
+    """The decoder's message for obj, or None when it decodes."""
+    try:
+        decode(kind, obj)
+    except DecodeError as e:
+        return str(e)
+    return None
+
+
+__all__ = ["DecodeError", "GoType", "compile_type", "decode", "decoding_error", "kind_type", "QUANTITY_FORMAT_ERROR"]

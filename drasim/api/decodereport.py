@@ -61,6 +61,23 @@ def unknown_fields(t: GoType, obj: object) -> list[str]:
     return state.unknown
 
 
+def as_decoded(t: GoType, v: object) -> object:
+    """A copy of a value that decodes, with whole floats in integer fields as ints (the
+    decoder's int64 / int32); other values as they are."""
+    kind = t.kind
+    if v is None:
+        return v
+    if kind == STRUCT:
+        return {k: (as_decoded(t.fields[k], x) if k in t.fields else x) for k, x in v.items()}
+    if kind == SLICE:
+        return [as_decoded(t.elem, x) for x in v]
+    if kind == MAP:
+        return {k: as_decoded(t.elem, x) for k, x in v.items()}
+    if kind in (INT, INTORSTRING) and isinstance(v, float):
+        return gojson.integer_value(v)
+    return v
+
+
 def strict_path(path: tuple) -> str:
     """sigs.k8s.io/json's strict path: keys joined with ".", indexes as "[i]"."""
     out = ""

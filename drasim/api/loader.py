@@ -7,6 +7,8 @@ document is identified by file and document number for error messages.
 from __future__ import annotations
 
 import json
+import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +28,23 @@ class KubeYAMLLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ig
 KubeYAMLLoader.yaml_implicit_resolvers = {
     first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+
+# go-yaml reads floats PyYAML's YAML 1.1 rules leave as strings: no dot (`2e0`), or an unsigned
+# exponent (`1.5e3`); a float beyond float64 stays a string, as strconv.ParseFloat fails there
+# (k8s: sigs.k8s.io/yaml/goyaml.v2 resolve.go, yamlStyleFloat). Kubernetes then decodes a whole
+# float into an int field.
+_GO_FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$")
+KubeYAMLLoader.add_implicit_resolver("tag:yaml.org,2002:float", _GO_FLOAT, list("-+.0123456789"))
+
+
+def _construct_float(loader, node):
+    value = yaml.constructor.SafeConstructor.construct_yaml_float(loader, node)
+    if math.isinf(value) and "inf" not in node.value.lower():
+        return node.value
+    return value
+
+
+KubeYAMLLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
 
 # The tag of a plain scalar depends on its text alone (this loader has no path resolvers), and
 # manifests repeat the same texts (names, quantities, small ints) endlessly: remember them.

@@ -28,6 +28,12 @@ _PATTERN = re.compile(r"^([+-]?)([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei
 QUANTITY_FORMAT_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 
 
+_INT64_MAX = 2**63 - 1
+# Python refuses to turn ints of more than 4300 digits into text (sys.get_int_max_str_digits);
+# Kubernetes accepts exponents such as 1e1000000. Numbers past this size are written with an exponent.
+_LONG_BITS = 12_000   # about 3600 decimal digits
+
+
 class QuantityError(ValueError):
     """A string that is not a Kubernetes quantity."""
 
@@ -104,6 +110,12 @@ def _parse(text: str) -> Quantity:
         value, fmt = number * (Fraction(10) ** exp), DECIMAL_EXPONENT
     else:
         value, fmt = number * _DECIMAL[suffix], DECIMAL_SI
+    # k8s: ParseQuantity rounds a non-zero magnitude up to a whole nano unit, and caps BinarySI
+    # at the int64 maximum.
+    if (value * 10**9).denominator != 1:
+        value = Fraction(_ceil(value * 10**9), 10**9)
+    if fmt == BINARY_SI and value > _INT64_MAX:
+        value = Fraction(_INT64_MAX)
     if sign == "-":
         value = -value
     return Quantity(value, fmt, text)
@@ -139,6 +151,12 @@ def format_quantity(value: Fraction, fmt: str = DECIMAL_SI) -> str:
         value = Fraction(_ceil(value * 10**9), 10**9)
     if value == 0:
         return "0"
+    if value.numerator.bit_length() > _LONG_BITS:
+        # k8s: infDecAmount.AsCanonicalBytes — factors of ten into the exponent, made a multiple of 3
+        mantissa, exp = decimal_parts(value)
+        while exp % 3:
+            mantissa, exp = mantissa * 10, exp - 1
+        return f"{mantissa}e{exp}"
     sign = "-" if value < 0 else ""
     mag = -value if value < 0 else value
     if fmt == BINARY_SI and mag.denominator == 1 and mag >= 1024:
@@ -163,3 +181,29 @@ def format_quantity(value: Fraction, fmt: str = DECIMAL_SI) -> str:
         power = 3 * (exp3 - 3)
         return f"{sign}{n}" if power == 0 else f"{sign}{n}e{power}"
     return f"{sign}{n}{_DECIMAL_ORDER[exp3]}"
+
+
+def decimal_parts(value: Fraction) -> tuple[int, int]:
+    """(mantissa, exponent) with value == mantissa * 10**exponent and no factor of ten left in the
+    mantissa, computed without turning a huge int into text. value's denominator divides 10**9
+    (true of every parsed quantity). Past ~60 significant digits the mantissa is rounded up:
+    only sums of huge quantities get there."""
+    n = value.numerator * (10**9 // value.denominator)
+    exp = -9
+    negative, n = n < 0, abs(n)
+    drop = max(0, int(n.bit_length() * 0.30102999566) - 60)
+    if drop:
+        n, rest = divmod(n, 10**drop)
+        n, exp = n + (1 if rest else 0), exp + drop
+    while n and n % 10 == 0:
+        n, exp = n // 10, exp + 1
+    return (-n if negative else n), exp
+
+
+def exact_text(value: Fraction) -> str:
+    """value as text that Fraction() reads back ("3/4", "10e999999"), also for values whose
+    digits Python will not print."""
+    if value.numerator.bit_length() <= _LONG_BITS and value.denominator.bit_length() <= _LONG_BITS:
+        return str(value)
+    mantissa, exp = decimal_parts(value)
+    return f"{mantissa}e{exp}"
