@@ -181,7 +181,7 @@ def _clean(obj: dict, source: str) -> dict:
     if md is None:
         md = {}
     if not isinstance(md, dict):
-        raise ManifestError(f"{source}: metadata: must be an object")
+        return obj   # admission's decoding refuses it in the API server's words
     obj = dict(obj)
     obj["metadata"] = {k: v for k, v in md.items() if k not in _DROPPED_METADATA}
     return obj

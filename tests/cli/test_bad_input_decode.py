@@ -77,6 +77,8 @@ TYPE_ERRORS = [
     pytest.param("apiVersion: v1\nkind: Pod\nmetadata: {name: p, namespace: 0}\nspec:\n  containers: [{name: c, image: i}]\n",
                  "Pod", "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.namespace of type string",
                  id="namespace-int"),
+    pytest.param("apiVersion: v1\nkind: Pod\nmetadata: [p]\n", "Pod",
+                 "json: cannot unmarshal array into Go struct field Pod.metadata of type v1.ObjectMeta", id="metadata-list"),
     # item 3: numbers as Go reads them
     pytest.param("apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\n"
                  "spec: {devices: {requests: [{name: r, exactly: {deviceClassName: g, count: 1180591620717411303424}}]}}\n",
