@@ -177,13 +177,16 @@ def _walk_int(t: GoType, v: object, path: tuple, struct: str, stack: tuple, stat
 def _walk_quantity(v: object, path: tuple) -> None:
     """Quantity.UnmarshalJSON: a string or a bare number, through ParseQuantity."""
     _check_finite(v, path)
+    message = QUANTITY_FORMAT_ERROR
     if isinstance(v, str) or (isinstance(v, (int, float)) and not isinstance(v, bool)):
         try:
             parse_quantity(v if isinstance(v, str) else gojson.number_text(v))
             return
-        except (QuantityError, ValueError):
+        except QuantityError as e:
+            message = str(e)   # ErrFormatWrong or ErrSuffix
+        except ValueError:
             pass
-    raise _stop(QUANTITY_FORMAT_ERROR, path, v)
+    raise _stop(message, path, v)
 
 
 def _walk_intorstring(v: object, path: tuple) -> None:

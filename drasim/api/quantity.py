@@ -34,6 +34,10 @@ _INT64_MAX = 2**63 - 1
 _LONG_BITS = 12_000   # about 3600 decimal digits
 
 
+SUFFIX_ERROR = "unable to parse quantity's suffix"   # k8s: resource.ErrSuffix
+MAX_EXPONENT = 1_000_000
+
+
 class QuantityError(ValueError):
     """A string that is not a Kubernetes quantity."""
 
@@ -106,8 +110,7 @@ def _parse(text: str) -> Quantity:
     if suffix in _BINARY:
         value, fmt = number * _BINARY[suffix], BINARY_SI
     elif suffix[:1] in ("e", "E"):
-        exp = int(suffix[1:])
-        value, fmt = number * (Fraction(10) ** exp), DECIMAL_EXPONENT
+        value, fmt = _times_power_of_ten(number, _exponent(suffix[1:])), DECIMAL_EXPONENT
     else:
         value, fmt = number * _DECIMAL[suffix], DECIMAL_SI
     # k8s: ParseQuantity rounds a non-zero magnitude up to a whole nano unit, and caps BinarySI
@@ -119,6 +122,27 @@ def _parse(text: str) -> Quantity:
     if sign == "-":
         value = -value
     return Quantity(value, fmt, text)
+
+
+def _exponent(text: str) -> int:
+    """k8s: suffixHandler.interpret — strconv.ParseInt(…, 64), then int32(parsed), which wraps."""
+    digits = text.lstrip("+-")
+    if len(digits) > 19 or not -(2**63) <= int(text) < 2**63:
+        raise QuantityError(SUFFIX_ERROR)
+    exp = int(text)
+    return (exp + 2**31) % 2**32 - 2**31
+
+
+def _times_power_of_ten(number: Fraction, exp: int) -> Fraction:
+    """number × 10^exp. Below a nano unit ParseQuantity rounds up to 1n anyway, so tiny values
+    are not expanded; positive exponents past MAX_EXPONENT are more than drasim computes
+    (Kubernetes keeps them unexpanded; 10^1000000 takes drasim a quarter of a second)."""
+    if number and exp < -(9 + len(str(number.numerator)) + 1):
+        return Fraction(1, 10**9)
+    if exp > MAX_EXPONENT:
+        raise QuantityError(f"drasim cannot hold a quantity with an exponent above {MAX_EXPONENT} "
+                            f"(Kubernetes accepts up to {2**31 - 1})")
+    return number * Fraction(10) ** exp
 
 
 def parse_quantity(text: str | int | float) -> Quantity:

@@ -173,3 +173,23 @@ def test_numbers_as_go_writes_and_reads_them(value, text, integer):
 ])
 def test_rfc3339_errors(text, error):
     assert gojson.rfc3339_error(text) == error
+
+
+@pytest.mark.parametrize(("text", "canonical"), [
+    ("1e1000000", "10e999999"),        # accepted and printed past Python's int-to-str limit
+    ("1e4294967296", "1"),             # ParseQuantity casts the exponent to int32: it wraps
+    ("5e-3000000", "1e-9"),            # below a nano unit: rounded up to 1n (not expanded)
+    ("1e-12", "1e-9"),
+    ("8Ei", "9223372036854775807"),    # BinarySI is capped at the int64 maximum
+])
+def test_quantities_as_parsequantity_reads_them(text, canonical):
+    from drasim.api.quantity import parse_quantity
+    assert parse_quantity(text).canonical() == canonical
+
+
+def test_huge_quantities_compare_exactly_and_bad_suffixes_are_decode_errors():
+    from drasim.api.quantity import parse_quantity
+    big = parse_quantity("1e1000000")
+    assert parse_quantity("1Gi") < big < parse_quantity("2e1000000") and big == parse_quantity("1000e999997")
+    assert decode.decoding_error("Node", {"status": {"capacity": {"cpu": "1e99999999999999999999"}}}) == (
+        "unable to parse quantity's suffix (status.capacity.cpu: \"1e99999999999999999999\")")
