@@ -109,7 +109,7 @@ def _parse(text: str) -> Quantity:
     number = Fraction(digits if not digits.startswith(".") else "0" + digits)
     if suffix in _BINARY:
         value, fmt = number * _BINARY[suffix], BINARY_SI
-    elif suffix[:1] in ("e", "E"):
+    elif len(suffix) > 1:   # an exponent; a lone "E" is exa (k8s: interpret tries the tables first)
         value, fmt = _times_power_of_ten(number, _exponent(suffix[1:])), DECIMAL_EXPONENT
     else:
         value, fmt = number * _DECIMAL[suffix], DECIMAL_SI
@@ -198,7 +198,8 @@ def format_quantity(value: Fraction, fmt: str = DECIMAL_SI) -> str:
     scaled = mag * 10**9  # integer now
     n = scaled.numerator
     exp3 = 0  # number of factors of 1000 in n
-    while exp3 < 9 and n % 1000 == 0:
+    # SI suffixes end at E (10^18); an exponent has no such end (k8s: AsCanonicalBytes)
+    while (exp3 < 9 or fmt == DECIMAL_EXPONENT) and n and n % 1000 == 0:
         n //= 1000
         exp3 += 1
     if fmt == DECIMAL_EXPONENT:

@@ -181,6 +181,8 @@ def test_rfc3339_errors(text, error):
     ("5e-3000000", "1e-9"),            # below a nano unit: rounded up to 1n (not expanded)
     ("1e-12", "1e-9"),
     ("8Ei", "9223372036854775807"),    # BinarySI is capped at the int64 maximum
+    ("1E", "1E"),                      # exa, not an exponent without digits
+    ("1e21", "1e21"),                  # an exponent has no largest suffix
 ])
 def test_quantities_as_parsequantity_reads_them(text, canonical):
     from drasim.api.quantity import parse_quantity
