@@ -25,16 +25,25 @@ class KubeYAMLLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ig
     Uses libyaml when PyYAML was built with it (the wheels are)."""
 
 
+# Plain scalars are typed by go-yaml v2's rules, not PyYAML's YAML 1.1 ones (k8s: kubectl reads
+# manifests with sigs.k8s.io/yaml over go.yaml.in/yaml/v2, resolve.go): y/Y/n/N are bools; no
+# base-60 numbers (`1:30` stays a string); 0o17 is an int; a float needs no dot and no exponent
+# sign (`2e0`, `1.5e3`), and one beyond float64 stays a string (strconv.ParseFloat fails).
+# Timestamps stay strings too: go-yaml keeps them so for untyped values.
+_BOOL, _INT, _FLOAT = "tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+_GO_RESOLVERS = (
+    (_BOOL, r"^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$",
+     "yYnNtTfFoO"),
+    (_FLOAT, r"^(?:[-+]?(?:[0-9][0-9_]*\.[0-9_]*|\.[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)?"
+             r"|[-+]?[0-9][0-9_]*[eE][-+]?[0-9]+|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$", "-+0123456789."),
+    (_INT, r"^[-+]?(?:0b[0-1_]+|0o[0-7_]+|0[0-7_]+|0|[1-9][0-9_]*|0x[0-9a-fA-F_]+)$", "-+0123456789"),
+)
 KubeYAMLLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    first: [(tag, regexp) for tag, regexp in resolvers
+            if tag not in ("tag:yaml.org,2002:timestamp", _BOOL, _INT, _FLOAT)]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
-
-# go-yaml reads floats PyYAML's YAML 1.1 rules leave as strings: no dot (`2e0`), or an unsigned
-# exponent (`1.5e3`); a float beyond float64 stays a string, as strconv.ParseFloat fails there
-# (k8s: sigs.k8s.io/yaml/goyaml.v2 resolve.go, yamlStyleFloat). Kubernetes then decodes a whole
-# float into an int field.
-_GO_FLOAT = re.compile(r"^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$")
-KubeYAMLLoader.add_implicit_resolver("tag:yaml.org,2002:float", _GO_FLOAT, list("-+.0123456789"))
+for _tag, _pattern, _first in _GO_RESOLVERS:
+    KubeYAMLLoader.add_implicit_resolver(_tag, re.compile(_pattern), list(_first))
 
 
 def _construct_float(loader, node):
@@ -44,7 +53,14 @@ def _construct_float(loader, node):
     return value
 
 
-KubeYAMLLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
+def _construct_bool(loader, node):
+    if node.value in ("y", "Y", "n", "N"):
+        return node.value in ("y", "Y")
+    return yaml.constructor.SafeConstructor.construct_yaml_bool(loader, node)
+
+
+KubeYAMLLoader.add_constructor(_FLOAT, _construct_float)
+KubeYAMLLoader.add_constructor(_BOOL, _construct_bool)
 
 # The tag of a plain scalar depends on its text alone (this loader has no path resolvers), and
 # manifests repeat the same texts (names, quantities, small ints) endlessly: remember them.

@@ -133,7 +133,7 @@ def test_type_and_version_of_the_wrong_type(tmp_path, capsys, manifest, message)
     pytest.param(POD + "spec:\n  containers: [{name: c, image: i}]\nstatus: {phase: Pending, podIp: 10.0.0.1}\n", "Pod",
                  'unknown field "status.podIp"', id="pod-status"),
     pytest.param(NODE + "  capacityy: {cpu: '8'}\n", "Node", 'unknown field "status.capacityy"', id="node-status"),
-    pytest.param("apiVersion: v1\nkind: Namespace\nmetadata: {name: n}\nspec: {finalizer: [kubernetes]}\n", "Namespace",
+    pytest.param("apiVersion: v1\nkind: Namespace\nmetadata: {name: ns1}\nspec: {finalizer: [kubernetes]}\n", "Namespace",
                  'unknown field "spec.finalizer"', id="namespace-spec"),
     pytest.param(_pod("affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
                       "[{matchExpressions: [{key: k, operator: In, value: [v]}]}]}}}\n"), "Pod",
@@ -158,8 +158,8 @@ def test_unknown_fields_at_every_depth(tmp_path, capsys, manifest, kind, fields)
     pytest.param(_pod("tolerations: [{key: k, operator: Maybe}]\n"),
                  'Pod "p" is invalid: spec.tolerations[0].operator: Unsupported value: "Maybe": supported values: '
                  '"Equal", "Exists"', id="toleration-operator"),
-    pytest.param("apiVersion: v1\nkind: Namespace\nmetadata: {name: n}\nspec: {finalizers: [bogus]}\n",
-                 'Namespace "n" is invalid: spec.finalizers: Invalid value: "bogus": name is neither a standard '
+    pytest.param("apiVersion: v1\nkind: Namespace\nmetadata: {name: ns1}\nspec: {finalizers: [bogus]}\n",
+                 'Namespace "ns1" is invalid: spec.finalizers: Invalid value: "bogus": name is neither a standard '
                  "finalizer name nor is it fully qualified", id="namespace-finalizer"),
 ])
 def test_enumerations_checked_where_the_api_server_checks_them(tmp_path, capsys, manifest, message):
@@ -246,3 +246,30 @@ def test_snapshot_pod_with_full_status_runs(tmp_path, capsys):
           startTime: "2026-01-01T00:00:00Z"
         """)
     assert code == 0, err
+
+
+def test_plain_scalars_are_typed_as_go_yaml_types_them(tmp_path, capsys):
+    """kubectl's YAML reader (go-yaml v2): `1:30` is a string (no base 60), `y` a bool, 0o17 an int."""
+    code, out, err = run(tmp_path, capsys, NODE, POD + """
+spec:
+  containers:
+  - name: c
+    image: i
+    env: [{name: AT, value: 1:30}]
+    securityContext: {privileged: y}
+    ports: [{containerPort: 0o17}]
+""")
+    assert code == 0, err
+    pod = next(o for o in json.loads(out)["items"] if o["kind"] == "Pod")
+    container = pod["spec"]["containers"][0]
+    assert container["env"][0]["value"] == "1:30" and container["securityContext"]["privileged"] is True
+    assert container["ports"][0]["containerPort"] == 15
+
+
+def test_norway_is_a_bool_to_kubectl(tmp_path, capsys):
+    """A label value `NO` is false to go-yaml, so the API server refuses it as a string field's value."""
+    code, out, err = run(tmp_path, capsys, "apiVersion: v1\nkind: Pod\nmetadata: {name: p, labels: {country: NO}}\n"
+                                           "spec:\n  containers: [{name: c, image: i}]\n")
+    assert code == 1 and "Traceback" not in err
+    assert ("json: cannot unmarshal bool into Go struct field ObjectMeta.metadata.labels of type string "
+            "(metadata.labels.country)") in err
