@@ -10,14 +10,10 @@ stored, so a rejected request changes nothing.
 """
 from __future__ import annotations
 
-import json
-
 from drasim.allocator import Features
-from drasim.api import kinds
+from drasim.api import decode, kinds
 from drasim.api.defaults import apply_defaults
 from drasim.api.fielderrors import forbidden
-from drasim.api.quantity import QUANTITY_FORMAT_ERROR
-from drasim.api.schema import malformed_quantity, unknown_fields
 from drasim.api.validation import DROPPED_ON_CREATE, validate_object
 from drasim.controllers.quotacontroller import admission_error_for
 from drasim.errors import InputError, InvalidObject, ManifestError
@@ -26,26 +22,18 @@ from drasim.store import MemoryStore, clone
 QUOTA_ADMITTED = ("Pod", "ResourceClaim")
 
 
-def strict_decoding_error(kind: kinds.Kind, obj: dict, source: str) -> ManifestError | None:
-    """k8s: strict field validation, kubectl's default (device-taints.md §2.9)."""
-    unknown = unknown_fields(kind.kind, obj)
-    if not unknown:
-        return None
-    fields = ", ".join(f'unknown field "{f}"' for f in unknown)
-    return ManifestError(f'{source}: {kind.kind} in version "{kind.version}" cannot be handled as a '
-                         f"{kind.kind}: strict decoding error: {fields}")
+def decode_body(kind: kinds.Kind, obj: dict, source: str) -> dict:
+    """The request body decoded into the kind's Go type, before anything else reads it: a value
+    of the wrong type, a malformed quantity or time, an unknown field (kubectl's default
+    --validate=strict) fails with the decoder's message; raises ManifestError.
 
-
-def quantity_decoding_error(kind: kinds.Kind, obj: dict, source: str) -> ManifestError | None:
-    """A malformed quantity fails decoding before validation, with the decoder's bare message
-    (k8s: transformDecodeError over resource.ErrFormatWrong). The field is added in parentheses:
-    Kubernetes does not name it, and the user needs it."""
-    hit = malformed_quantity(kind.kind, obj)
-    if hit is None:
-        return None
-    path, value = hit
-    return ManifestError(f'{source}: {kind.kind} in version "{kind.version}" cannot be handled as a '
-                         f'{kind.kind}: {QUANTITY_FORMAT_ERROR} ({path}: {json.dumps(value)})')
+    k8s: apiserver/pkg/endpoints/handlers/rest.go transformDecodeError wraps it as
+    `<Kind> in version "<v>" cannot be handled as a <Kind>: <error>` (api/decode.py)."""
+    try:
+        return decode.decode(kind.kind, obj)
+    except decode.DecodeError as e:
+        raise ManifestError(f'{source}: {kind.kind} in version "{kind.version}" cannot be handled as a '
+                            f"{kind.kind}: {e}") from None
 
 
 ADMIN_ACCESS_LABEL = "resource.kubernetes.io/admin-access"
@@ -109,8 +97,11 @@ def drop_disabled_fields(kind: str, obj: dict, old: dict | None, features: Featu
 
 
 def prepare(store: MemoryStore, kind: kinds.Kind, obj: dict, old: dict | None, source: str,
-            pending: list[dict] = (), features: Features = Features()) -> dict:
-    """A decoded, defaulted, named and validated copy of obj, ready to store; raises InputError."""
+            pending: list[dict] = (), features: Features = Features(), decoded: bool = False) -> dict:
+    """A decoded, defaulted, named and validated copy of obj, ready to store; raises InputError.
+    `decoded`: obj is already what decode_body returned."""
+    if not decoded:
+        obj = decode_body(kind, obj, source)
     obj = clone(obj)
     md = obj.setdefault("metadata", {})
     if not isinstance(md, dict):
@@ -118,9 +109,6 @@ def prepare(store: MemoryStore, kind: kinds.Kind, obj: dict, old: dict | None, s
     if not md.get("name") and not md.get("generateName") and old is None:
         raise InvalidObject(kind.kind_group, "", ["metadata.name: Required value: name or generateName is required"],
                             source)
-    problem = strict_decoding_error(kind, obj, source) or quantity_decoding_error(kind, obj, source)
-    if problem is not None:
-        raise problem
     drop_disabled_fields(kind.kind, obj, old, features)
     if old is None and kind.kind in DROPPED_ON_CREATE:
         obj.pop("status", None)

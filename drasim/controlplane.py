@@ -203,14 +203,16 @@ class ControlPlane:
         prepared: list[tuple[Document, dict, dict | None]] = []
         creates: list[dict] = []
         for doc in documents:
-            md = doc.obj.get("metadata") or {}
+            # The body is decoded before anything reads it (a namespace of 0 is a type error).
+            body = admission.decode_body(doc.kind, doc.obj, doc.source)
+            md = body.get("metadata") or {}
             ns = (md.get("namespace") or "default") if doc.kind.namespaced else None
             name = md.get("name")
             # A name or namespace of the wrong type is validation's to report, not a lookup key.
             lookup = isinstance(name, str) and name and (ns is None or isinstance(ns, str))
             old = self.store.get(doc.kind.kind, ns, name) if lookup else None
-            obj = doc.obj if old is None else _merge_for_apply(old, doc.obj, doc.kind)
-            obj = self._prepare(doc.kind, obj, old, doc.source, creates)
+            obj = body if old is None else _merge_for_apply(old, body, doc.kind)
+            obj = self._prepare(doc.kind, obj, old, doc.source, creates, decoded=True)
             if old is None:
                 admission.admit(self.store, self.er_cache, doc.kind, obj, doc.source, creates)
                 creates.append(obj)
@@ -261,7 +263,7 @@ class ControlPlane:
         defaulted and validated against the stored object, then stored (spec and metadata, or only
         status for the /status subresource). Raises InputError; a stale resourceVersion is a Conflict."""
         kind = kinds.BY_KIND[old["kind"]]
-        obj = admission.prepare(self.store, kind, obj, old, source, features=self.options.features)
+        obj = self._prepare(kind, obj, old, source)
         if _same_but_version(obj, old, status_only, kind.has_status):
             return old   # k8s: storage GuaranteedUpdate writes nothing when the bytes are unchanged
         if status_only:
@@ -277,9 +279,11 @@ class ControlPlane:
         admission.admit(self.store, self.er_cache, kind, obj, "")
         return self.store.create(obj, copy=False)
 
-    def _prepare(self, kind: kinds.Kind, obj: dict, old: dict | None, source: str, pending: list[dict] = ()) -> dict:
+    def _prepare(self, kind: kinds.Kind, obj: dict, old: dict | None, source: str, pending: list[dict] = (),
+                 decoded: bool = False) -> dict:
         """admission.prepare, counted per kind (`admitted`: what went through the whole write path)."""
-        prepared = admission.prepare(self.store, kind, obj, old, source, pending, self.options.features)
+        prepared = admission.prepare(self.store, kind, obj, old, source, pending, self.options.features,
+                                     decoded=decoded)
         self.admitted[kind.kind] += 1
         return prepared
 

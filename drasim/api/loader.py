@@ -7,6 +7,8 @@ document is identified by file and document number for error messages.
 from __future__ import annotations
 
 import json
+import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,9 +25,42 @@ class KubeYAMLLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ig
     Uses libyaml when PyYAML was built with it (the wheels are)."""
 
 
+# Plain scalars are typed by go-yaml v2's rules, not PyYAML's YAML 1.1 ones (k8s: kubectl reads
+# manifests with sigs.k8s.io/yaml over go.yaml.in/yaml/v2, resolve.go): y/Y/n/N are bools; no
+# base-60 numbers (`1:30` stays a string); 0o17 is an int; a float needs no dot and no exponent
+# sign (`2e0`, `1.5e3`), and one beyond float64 stays a string (strconv.ParseFloat fails).
+# Timestamps stay strings too: go-yaml keeps them so for untyped values.
+_BOOL, _INT, _FLOAT = "tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+_GO_RESOLVERS = (
+    (_BOOL, r"^(?:y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$",
+     "yYnNtTfFoO"),
+    (_FLOAT, r"^(?:[-+]?(?:[0-9][0-9_]*\.[0-9_]*|\.[0-9][0-9_]*)(?:[eE][-+]?[0-9]+)?"
+             r"|[-+]?[0-9][0-9_]*[eE][-+]?[0-9]+|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$", "-+0123456789."),
+    (_INT, r"^[-+]?(?:0b[0-1_]+|0o[0-7_]+|0[0-7_]+|0|[1-9][0-9_]*|0x[0-9a-fA-F_]+)$", "-+0123456789"),
+)
 KubeYAMLLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    first: [(tag, regexp) for tag, regexp in resolvers
+            if tag not in ("tag:yaml.org,2002:timestamp", _BOOL, _INT, _FLOAT)]
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()}
+for _tag, _pattern, _first in _GO_RESOLVERS:
+    KubeYAMLLoader.add_implicit_resolver(_tag, re.compile(_pattern), list(_first))
+
+
+def _construct_float(loader, node):
+    value = yaml.constructor.SafeConstructor.construct_yaml_float(loader, node)
+    if math.isinf(value) and "inf" not in node.value.lower():
+        return node.value
+    return value
+
+
+def _construct_bool(loader, node):
+    if node.value in ("y", "Y", "n", "N"):
+        return node.value in ("y", "Y")
+    return yaml.constructor.SafeConstructor.construct_yaml_bool(loader, node)
+
+
+KubeYAMLLoader.add_constructor(_FLOAT, _construct_float)
+KubeYAMLLoader.add_constructor(_BOOL, _construct_bool)
 
 # The tag of a plain scalar depends on its text alone (this loader has no path resolvers), and
 # manifests repeat the same texts (names, quantities, small ints) endlessly: remember them.
@@ -128,6 +163,12 @@ def _expand(doc, where: str):
     yield where, doc
 
 
+def _type_key(obj: dict) -> tuple | None:
+    """(apiVersion, kind) when both are strings; a list or map there is resolve_kind's to refuse."""
+    key = (obj.get("apiVersion"), obj.get("kind"))
+    return key if isinstance(key[0], str) and isinstance(key[1], str) else None
+
+
 def resolve_kind(obj: dict, source: str) -> kinds.Kind:
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     if not isinstance(kind, str) or not kind:
@@ -156,7 +197,7 @@ def _clean(obj: dict, source: str) -> dict:
     if md is None:
         md = {}
     if not isinstance(md, dict):
-        raise ManifestError(f"{source}: metadata: must be an object")
+        return obj   # admission's decoding refuses it in the API server's words
     obj = dict(obj)
     obj["metadata"] = {k: v for k, v in md.items() if k not in _DROPPED_METADATA}
     return obj
@@ -218,7 +259,7 @@ def load_file(path: Path, skipped: list[str] | None = None) -> list[Document]:
                 raise ManifestError(f"{source}: {e}") from None
             except RecursionError:
                 raise ManifestError(f"{source}: exceeded maximum nesting depth") from None
-            if (obj.get("apiVersion"), obj.get("kind")) in kinds.NOT_SIMULATED:
+            if _type_key(obj) in kinds.NOT_SIMULATED:
                 if skipped is not None:
                     note = f"{obj['apiVersion']} {obj['kind']} objects are not simulated and were skipped"
                     if note not in skipped:

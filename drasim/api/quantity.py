@@ -28,6 +28,16 @@ _PATTERN = re.compile(r"^([+-]?)([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei
 QUANTITY_FORMAT_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 
 
+_INT64_MAX = 2**63 - 1
+# Python refuses to turn ints of more than 4300 digits into text (sys.get_int_max_str_digits);
+# Kubernetes accepts exponents such as 1e1000000. Numbers past this size are written with an exponent.
+_LONG_BITS = 12_000   # about 3600 decimal digits
+
+
+SUFFIX_ERROR = "unable to parse quantity's suffix"   # k8s: resource.ErrSuffix
+MAX_EXPONENT = 1_000_000
+
+
 class QuantityError(ValueError):
     """A string that is not a Kubernetes quantity."""
 
@@ -99,14 +109,40 @@ def _parse(text: str) -> Quantity:
     number = Fraction(digits if not digits.startswith(".") else "0" + digits)
     if suffix in _BINARY:
         value, fmt = number * _BINARY[suffix], BINARY_SI
-    elif suffix[:1] in ("e", "E"):
-        exp = int(suffix[1:])
-        value, fmt = number * (Fraction(10) ** exp), DECIMAL_EXPONENT
+    elif len(suffix) > 1:   # an exponent; a lone "E" is exa (k8s: interpret tries the tables first)
+        value, fmt = _times_power_of_ten(number, _exponent(suffix[1:])), DECIMAL_EXPONENT
     else:
         value, fmt = number * _DECIMAL[suffix], DECIMAL_SI
+    # k8s: ParseQuantity rounds a non-zero magnitude up to a whole nano unit, and caps BinarySI
+    # at the int64 maximum.
+    if (value * 10**9).denominator != 1:
+        value = Fraction(_ceil(value * 10**9), 10**9)
+    if fmt == BINARY_SI and value > _INT64_MAX:
+        value = Fraction(_INT64_MAX)
     if sign == "-":
         value = -value
     return Quantity(value, fmt, text)
+
+
+def _exponent(text: str) -> int:
+    """k8s: suffixHandler.interpret — strconv.ParseInt(…, 64), then int32(parsed), which wraps."""
+    digits = text.lstrip("+-")
+    if len(digits) > 19 or not -(2**63) <= int(text) < 2**63:
+        raise QuantityError(SUFFIX_ERROR)
+    exp = int(text)
+    return (exp + 2**31) % 2**32 - 2**31
+
+
+def _times_power_of_ten(number: Fraction, exp: int) -> Fraction:
+    """number × 10^exp. Below a nano unit ParseQuantity rounds up to 1n anyway, so tiny values
+    are not expanded; positive exponents past MAX_EXPONENT are more than drasim computes
+    (Kubernetes keeps them unexpanded; 10^1000000 takes drasim a quarter of a second)."""
+    if number and exp < -(9 + len(str(number.numerator)) + 1):
+        return Fraction(1, 10**9)
+    if exp > MAX_EXPONENT:
+        raise QuantityError(f"drasim cannot hold a quantity with an exponent above {MAX_EXPONENT} "
+                            f"(Kubernetes accepts up to {2**31 - 1})")
+    return number * Fraction(10) ** exp
 
 
 def parse_quantity(text: str | int | float) -> Quantity:
@@ -139,6 +175,12 @@ def format_quantity(value: Fraction, fmt: str = DECIMAL_SI) -> str:
         value = Fraction(_ceil(value * 10**9), 10**9)
     if value == 0:
         return "0"
+    if value.numerator.bit_length() > _LONG_BITS:
+        # k8s: infDecAmount.AsCanonicalBytes — factors of ten into the exponent, made a multiple of 3
+        mantissa, exp = decimal_parts(value)
+        while exp % 3:
+            mantissa, exp = mantissa * 10, exp - 1
+        return f"{mantissa}e{exp}"
     sign = "-" if value < 0 else ""
     mag = -value if value < 0 else value
     if fmt == BINARY_SI and mag.denominator == 1 and mag >= 1024:
@@ -156,10 +198,37 @@ def format_quantity(value: Fraction, fmt: str = DECIMAL_SI) -> str:
     scaled = mag * 10**9  # integer now
     n = scaled.numerator
     exp3 = 0  # number of factors of 1000 in n
-    while exp3 < 9 and n % 1000 == 0:
+    # SI suffixes end at E (10^18); an exponent has no such end (k8s: AsCanonicalBytes)
+    while (exp3 < 9 or fmt == DECIMAL_EXPONENT) and n and n % 1000 == 0:
         n //= 1000
         exp3 += 1
     if fmt == DECIMAL_EXPONENT:
         power = 3 * (exp3 - 3)
         return f"{sign}{n}" if power == 0 else f"{sign}{n}e{power}"
     return f"{sign}{n}{_DECIMAL_ORDER[exp3]}"
+
+
+def decimal_parts(value: Fraction) -> tuple[int, int]:
+    """(mantissa, exponent) with value == mantissa * 10**exponent and no factor of ten left in the
+    mantissa, computed without turning a huge int into text. value's denominator divides 10**9
+    (true of every parsed quantity). Past ~60 significant digits the mantissa is rounded up:
+    only sums of huge quantities get there."""
+    n = value.numerator * (10**9 // value.denominator)
+    exp = -9
+    negative, n = n < 0, abs(n)
+    drop = max(0, int(n.bit_length() * 0.30102999566) - 60)
+    if drop:
+        n, rest = divmod(n, 10**drop)
+        n, exp = n + (1 if rest else 0), exp + drop
+    while n and n % 10 == 0:
+        n, exp = n // 10, exp + 1
+    return (-n if negative else n), exp
+
+
+def exact_text(value: Fraction) -> str:
+    """value as text that Fraction() reads back ("3/4", "10e999999"), also for values whose
+    digits Python will not print."""
+    if value.numerator.bit_length() <= _LONG_BITS and value.denominator.bit_length() <= _LONG_BITS:
+        return str(value)
+    mantissa, exp = decimal_parts(value)
+    return f"{mantissa}e{exp}"

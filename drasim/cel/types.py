@@ -72,8 +72,10 @@ SemverMessage = message_factory.GetMessageClass(POOL.FindMessageTypeByName(SEMVE
 
 
 def quantity_message(value: Fraction) -> object:
-    """A kubernetes.Quantity value for an exact amount."""
-    return QuantityMessage(value=str(value))
+    """A kubernetes.Quantity value for an exact amount; huge ones (`1e1000000`, which
+    ParseQuantity accepts) as mantissa and exponent, which quantity_value reads back."""
+    from drasim.api.quantity import exact_text
+    return QuantityMessage(value=exact_text(value))
 
 
 @lru_cache(maxsize=65536)

@@ -6,10 +6,9 @@ k8s: staging/src/k8s.io/kube-openapi (the v3 root `{"paths": {"apis/G/V": {"serv
      `fieldValidation` parameter means the server validates fields, so kubectl sends
      `fieldValidation=Strict` instead of validating on the client).
 
-This first increment describes the operations (paths, parameters, group-version-kinds);
-component schemas are objects without properties. SEAM: `component_schema(kind)` is where
-the typed schemas of drasim/api/schema.py (field tables keyed by kind, with Go type names)
-become OpenAPI schemas, for `kubectl explain` and OpenAPI-driven strategic merge.
+Component schemas come from the typed decoding schema (drasim/api/decode_schema.py, generated
+from k8s.io/api's types.go): every struct a component named as kube-openapi names it, fields
+typed from their Go types, and drasim's own descriptions for the fields users look up most.
 """
 from __future__ import annotations
 
@@ -57,68 +56,97 @@ DESCRIPTIONS = {
 }
 
 
-# The tables mark scalars and free-form values alike as ANY; until they carry types (the decode
-# work in drasim/api/schema.py), a field's JSON type is read off its Go name here.
-_BOOLEAN = frozenset({"allNodes", "adminAccess", "controller", "blockOwnerDeletion", "perDeviceNodeSelection",
-                      "bindsToNode", "allowMultipleAllocations", "skipNodeOperations", "bool"})
-_INTEGER = frozenset({"generation", "resourceSliceCount", "count", "observedGeneration", "tolerationSeconds",
-                      "int", "deletionGracePeriodSeconds", "capacityMultiplier", "deviceMultiplier"})
-_STRING_LISTS = frozenset({"finalizers", "requests", "values", "bindingConditions", "bindingFailureConditions",
-                           "compatibilityGroups", "strings", "versions", "ips"})
-_FREE_FORM = frozenset({"parameters", "data", "fieldsV1"})
+_SCALARS = {"string": {"type": "string"}, "bool": {"type": "boolean"}, "byte": {"type": "string", "format": "byte"},
+            "int": {"type": "integer", "format": "int64"}, "int32": {"type": "integer", "format": "int32"},
+            "int64": {"type": "integer", "format": "int64"}, "float64": {"type": "number", "format": "double"}}
+_LEAVES = {"quantity": {"$ref": f"#/components/schemas/{QUANTITY_REF}"},
+           "time": {"type": "string", "format": "date-time"}, "microtime": {"type": "string", "format": "date-time"},
+           "intorstring": {"x-kubernetes-int-or-string": True, "anyOf": [{"type": "integer"}, {"type": "string"}]},
+           "raw": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
+           "duration": {"type": "string"}, "string": {"type": "string"}}
 
 
-def _untyped(name: str) -> dict:
-    if name in _BOOLEAN:
-        return {"type": "boolean"}
-    if name in _INTEGER:
-        return {"type": "integer", "format": "int64"}
-    if name in ("labels", "annotations"):
-        return {"type": "object", "additionalProperties": {"type": "string"}}
-    if name == "ints":
-        return {"type": "array", "items": {"type": "integer", "format": "int64"}}
-    if name == "bools":
-        return {"type": "array", "items": {"type": "boolean"}}
-    if name in _STRING_LISTS:
-        return {"type": "array", "items": {"type": "string"}}
-    if name in _FREE_FORM:
-        return {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
-    return {"type": "string"}
+def _component(struct: str) -> str:
+    """k8s component names: `core/v1.PodSpec` -> io.k8s.api.core.v1.PodSpec, meta -> apimachinery."""
+    package, name = struct.split(".", 1)
+    group, _, version = package.partition("/")
+    if group == "meta":
+        return f"io.k8s.apimachinery.pkg.apis.meta.{version}.{name}"
+    return f"io.k8s.api.{group}.{version}.{name}"
 
 
-def _schema(node, path: str, schemas: dict) -> dict:
-    """An OpenAPI schema for one node of drasim.api.schema's tables (struct dict, _list, _map,
-    QUANTITY or ANY). SEAM: typed tables with Go type names plug in here."""
-    from drasim.api import schema as table
+def _go_schema(gotype: str, schemas: dict) -> dict:
+    """An OpenAPI schema for a Go type of drasim/api/decode_schema.py; structs become
+    components referenced by name (one definition each, as kube-openapi writes them)."""
+    from drasim.api import decode_schema as ds
 
-    out: dict
-    if node is table.QUANTITY:
-        schemas.setdefault(QUANTITY_REF, {"type": "string", "description": "A fixed-point number with a suffix "
-                                          "(e.g. 1, 500m, 64Gi)."})
-        out = {"$ref": f"#/components/schemas/{QUANTITY_REF}"}
-    elif isinstance(node, table._list):
-        out = {"type": "array", "items": _schema(node.item, path, schemas)}
-    elif isinstance(node, table._map):
-        out = {"type": "object", "additionalProperties": _schema(node.item, path, schemas)}
-    elif isinstance(node, dict):
-        out = {"type": "object", "properties": {name: _schema(sub, f"{path}.{name}", schemas)
-                                                for name, sub in node.items()}}
-    else:
-        out = dict(_untyped(path.rsplit(".", 1)[-1]))
-    if path in DESCRIPTIONS:
-        out = dict(out, description=DESCRIPTIONS[path])
+    gotype = gotype.lstrip("*")
+    if gotype.startswith("[]"):
+        if gotype == "[]byte":
+            return {"type": "string", "format": "byte"}
+        return {"type": "array", "items": _go_schema(gotype[2:], schemas)}
+    if gotype.startswith("map["):
+        return {"type": "object", "additionalProperties": _go_schema(gotype[gotype.index("]") + 1:], schemas)}
+    if gotype in _SCALARS:
+        return dict(_SCALARS[gotype])
+    if gotype in ds.LEAVES:
+        if ds.LEAVES[gotype] == "quantity":
+            schemas.setdefault(QUANTITY_REF, {"type": "string", "description": "A fixed-point number with a "
+                                              "suffix (e.g. 1, 500m, 64Gi)."})
+        return dict(_LEAVES[ds.LEAVES[gotype]])
+    if gotype in ds.NAMED:
+        return _go_schema(ds.NAMED[gotype], schemas)
+    if gotype in ds.STRUCTS:
+        name = _component(gotype)
+        if name not in schemas:
+            schemas[name] = {}   # placeholder: recursive types refer to it while it is built
+            schemas[name] = {"type": "object", "properties": _properties(gotype, schemas)}
+        return {"$ref": f"#/components/schemas/{name}"}
+    return {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+
+
+def _properties(struct: str, schemas: dict) -> dict:
+    from drasim.api import decode_schema as ds
+
+    out: dict = {}
+    for name, gotype in ds.STRUCTS[struct]:
+        if name == "":   # embedded: its fields are promoted
+            inner = gotype.lstrip("*")
+            out.update(_properties(inner, schemas) if inner in ds.STRUCTS else {})
+        else:
+            out[name] = _go_schema(gotype, schemas)
     return out
 
 
+def _describe(kind: str, schema: dict, schemas: dict) -> None:
+    """drasim's descriptions, written into the components the paths lead to."""
+    for path, text in DESCRIPTIONS.items():
+        parts = path.split(".")
+        if parts[0] != kind or len(parts) == 1:
+            continue
+        node = schema
+        for i, part in enumerate(parts[1:], start=1):
+            node = (node.get("properties") or {}).get(part)
+            if node is None:
+                break
+            if "$ref" in node and i < len(parts) - 1:
+                node = schemas[node["$ref"].rsplit("/", 1)[-1]]
+        else:
+            node["description"] = text
+
+
 def component_schema(kind: Kind, schemas: dict | None = None) -> dict:
-    from drasim.api import schema as table
+    from drasim.api import decode_schema as ds
 
     schemas = {} if schemas is None else schemas
-    node = table.KINDS.get(kind.kind)
-    out = _schema(node, kind.kind, schemas) if node is not None else {
-        "type": "object", "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
-                                         "metadata": _schema(table.OBJECT_META, f"{kind.kind}.metadata", schemas),
-                                         "spec": {"type": "object"}, "status": {"type": "object"}}}
+    root = ds.KINDS.get(kind.kind)
+    if root is not None:
+        out = {"type": "object", "properties": _properties(root, schemas)}
+        _describe(kind.kind, out, schemas)
+    else:
+        out = {"type": "object", "properties": {"apiVersion": {"type": "string"}, "kind": {"type": "string"},
+                                                "metadata": _go_schema("meta/v1.ObjectMeta", schemas),
+                                                "spec": {"type": "object"}, "status": {"type": "object"}}}
     out["description"] = DESCRIPTIONS.get(kind.kind, f"{kind.kind} ({kind.api_version}).")
     out["x-kubernetes-group-version-kind"] = _gvk(kind)
     return out

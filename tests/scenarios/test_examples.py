@@ -114,7 +114,9 @@ def test_simulation_is_deterministic(capsys):
 @pytest.mark.parametrize(("rule", "needle"), [
     pytest.param("spec: {taint: {key: example.com/k, effect: Bogus}}",
                  'spec.taint.effect: Unsupported value: "Bogus"', id="bad-effect"),
-    pytest.param("spec: []", "spec: Invalid value: []: must be an object", id="spec-not-object"),
+    pytest.param("spec: []", 'DeviceTaintRule in version "v1" cannot be handled as a DeviceTaintRule: json: cannot '
+                 "unmarshal array into Go struct field DeviceTaintRule.spec of type v1.DeviceTaintRuleSpec",
+                 id="spec-not-object"),
 ])
 def test_taint_dryrun_validates_the_rule(tmp_path, capsys, rule, needle):
     """The rule is admitted like any create before the dry run, whatever it would evict."""

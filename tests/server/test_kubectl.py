@@ -148,7 +148,8 @@ def test_explain_reads_the_openapi_v3_documents(cluster):
     assert "KIND:       DeviceClass" in out and "FIELD: extendedResourceName <string>" in out
     assert "example.com/gpu" in out   # the description
     fields = cluster.kubectl("explain", "resourceslices.spec").stdout
-    for field in ("devices\t<[]Object>", "driver\t<string>", "pool\t<Object>", "allNodes\t<boolean>"):
+    # As on a real cluster: kubectl names the referenced types.
+    for field in ("devices\t<[]Device>", "driver\t<string>", "pool\t<ResourcePool>", "allNodes\t<boolean>"):
         assert field in fields
 
 

@@ -5,13 +5,16 @@ k8s: pkg/apis/core/validation/validation.go (validateContainerResourceName, vali
      ValidateResourceQuotaSpec), pkg/apis/core/helper/helpers.go.
 Spec: extended-resources.md §2.6 (63-byte name part), §4.2-§4.3 (non-overcommittable names).
 
-Only what drasim models is checked; the rest of PodSpec is accepted as is.
+Only what drasim models is checked (plus the scheduling enumerations: taint effects, toleration
+operators, node affinity operators); the rest of PodSpec is accepted once it decodes.
 A quantity that does not parse is a decode error in Kubernetes; here it is reported
 as an `Invalid value` on its field with the parser's message.
 """
 from __future__ import annotations
 
-from drasim.api.fielderrors import Path, duplicate, forbidden, invalid, not_found, required
+import dataclasses
+
+from drasim.api.fielderrors import Path, duplicate, forbidden, invalid, not_found, not_supported, required
 from drasim.api.quantity import Quantity
 from drasim.api.validation import common
 from drasim.api.validation.common import BAD, Errors, dict_items, get_dict, get_list, get_str
@@ -186,7 +189,94 @@ def validate_pod(obj: dict, old: dict | None = None) -> Errors:
             if isinstance(resources, dict):
                 _validate_resource_requirements(resources, claim_names, p.child("resources"), errs)
     _validate_pod_resource_claims(claims, path.child("resourceClaims"), errs)
+    affinity = get_dict(spec, "affinity", path, errs)
+    node_affinity = get_dict(affinity, "nodeAffinity", path.child("affinity"), errs) if isinstance(affinity, dict) else None
+    if isinstance(node_affinity, dict):
+        _validate_node_affinity(node_affinity, path.child("affinity", "nodeAffinity"), errs)
+    tolerations = get_list(spec, "tolerations", path, errs)
+    for _, toleration, p in dict_items(tolerations if isinstance(tolerations, list) else [], path.child("tolerations"), errs):
+        _validate_toleration(toleration, p, errs)
     return errs
+
+
+# --- scheduling enumerations: taints, tolerations, node affinity ------------------------------------
+TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")   # k8s: validateTaintEffect, in its order
+
+
+def _validate_taint_effect(effect: object, allow_empty: bool, path: Path, errs: Errors) -> None:
+    """k8s: validateTaintEffect."""
+    if not effect:
+        if not allow_empty:
+            errs.append(required(path, ""))
+    elif effect not in TAINT_EFFECTS:
+        errs.append(not_supported(path, effect, TAINT_EFFECTS))
+
+
+def _validate_node_taints(taints: list, path: Path, errs: Errors) -> None:
+    """k8s: validateNodeTaints — label-name key, label-value value, an effect, unique (key, effect)."""
+    seen: set[tuple[str, str]] = set()
+    for _, taint, p in dict_items(taints, path, errs):
+        key, value, effect = (get_str(taint, k, p, errs) for k in ("key", "value", "effect"))
+        errs.extend(common.validate_label_name(key if isinstance(key, str) else "", p.child("key")))
+        if isinstance(value, str):
+            errs.extend(common.messages_as_errors(common.is_label_value(value), p.child("value"), value))
+        _validate_taint_effect(effect if isinstance(effect, str) else "", False, p.child("effect"), errs)
+        pair = (key if isinstance(key, str) else "", effect if isinstance(effect, str) else "")
+        if pair in seen:
+            # The bad value is the internal core.Taint, which has no json tags: Go's field names.
+            shown = {"Key": pair[0], "Value": value if isinstance(value, str) else "", "Effect": pair[1],
+                     "TimeAdded": taint.get("timeAdded")}
+            errs.append(dataclasses.replace(duplicate(p, shown), detail="taints must be unique by key and effect pair"))
+        seen.add(pair)
+
+
+def _validate_toleration(toleration: dict, path: Path, errs: Errors) -> None:
+    """k8s: ValidateTolerations — the operator and effect enumerations and the rules tying them."""
+    key, op, value, effect = (get_str(toleration, k, path, errs) for k in ("key", "operator", "value", "effect"))
+    key, op = (key if isinstance(key, str) else ""), (op if isinstance(op, str) else "")
+    effect = effect if isinstance(effect, str) else ""
+    if key:
+        errs.extend(common.validate_label_name(key, path.child("key")))
+    elif op != "Exists":
+        errs.append(invalid(path.child("operator"), op,
+                            'operator must be Exists when `key` is empty, which means "match all values and all keys"'))
+    if toleration.get("tolerationSeconds") is not None and effect != "NoExecute":
+        errs.append(invalid(path.child("effect"), effect, "effect must be 'NoExecute' when `tolerationSeconds` is set"))
+    if op in ("Equal", ""):
+        if isinstance(value, str) and (problems := common.is_label_value(value)):
+            errs.append(invalid(path.child("operator"), value, ";".join(problems)))
+    elif op != "Exists":
+        errs.append(not_supported(path.child("operator"), op, ("Equal", "Exists")))
+    _validate_taint_effect(effect, True, path.child("effect"), errs)
+
+
+def _validate_node_affinity(affinity: dict, path: Path, errs: Errors) -> None:
+    """k8s: validateNodeAffinity — required terms (at least one), preferred terms' weight 1-100;
+    each term's requirements as ValidateNodeSelectorTerm checks them (operators enumerated)."""
+    rpath = path.child("requiredDuringSchedulingIgnoredDuringExecution")
+    required_selector = get_dict(affinity, "requiredDuringSchedulingIgnoredDuringExecution", path, errs)
+    if isinstance(required_selector, dict):
+        terms = get_list(required_selector, "nodeSelectorTerms", rpath, errs)
+        if not terms:
+            errs.append(required(rpath.child("nodeSelectorTerms"), "must have at least one node selector term"))
+        for _, term, p in dict_items(terms if isinstance(terms, list) else [], rpath.child("nodeSelectorTerms"), errs):
+            _validate_node_selector_term(term, p, errs)
+    ppath = path.child("preferredDuringSchedulingIgnoredDuringExecution")
+    preferred = get_list(affinity, "preferredDuringSchedulingIgnoredDuringExecution", path, errs)
+    for _, term, p in dict_items(preferred if isinstance(preferred, list) else [], ppath, errs):
+        weight = term.get("weight") or 0
+        if isinstance(weight, int) and not 0 < weight <= 100:
+            errs.append(invalid(p.child("weight"), weight, "must be in the range 1-100"))
+        preference = get_dict(term, "preference", p, errs)
+        if isinstance(preference, dict):
+            _validate_node_selector_term(preference, p.child("preference"), errs)
+
+
+def _validate_node_selector_term(term: dict, path: Path, errs: Errors) -> None:
+    for key, check in (("matchExpressions", _validate_label_requirement), ("matchFields", _validate_field_requirement)):
+        reqs = get_list(term, key, path, errs)
+        for _, req, rp in dict_items(reqs if isinstance(reqs, list) else [], path.child(key), errs):
+            check(req, rp, errs)
 
 
 def _validate_resource_requirements(res: dict, claim_names: set[str], path: Path, errs: Errors) -> None:
@@ -278,7 +368,10 @@ def validate_node(obj: dict, old: dict | None = None) -> Errors:
     """k8s: ValidateNode — DNS-subdomain name; capacity/allocatable quantities (path `status.capacity.<name>`)."""
     errs: Errors = []
     common.validate_object_meta(obj, namespaced=False, name_fn=common.is_dns1123_subdomain, errs=errs)
-    get_dict(obj, "spec", Path(), errs)   # a NodeSpec must decode as an object
+    spec = get_dict(obj, "spec", Path(), errs)
+    taints = get_list(spec, "taints", Path("spec"), errs) if isinstance(spec, dict) else None
+    if isinstance(taints, list):
+        _validate_node_taints(taints, Path("spec", "taints"), errs)
     status = get_dict(obj, "status", Path(), errs)
     if isinstance(status, dict):
         for key in ("capacity", "allocatable"):
@@ -289,11 +382,21 @@ def validate_node(obj: dict, old: dict | None = None) -> Errors:
 
 
 def validate_namespace(obj: dict, old: dict | None = None) -> Errors:
+    """k8s: ValidateNamespace — spec.finalizers are qualified names, and one without a domain
+    must be a standard finalizer (validateFinalizerName; the path carries no index there)."""
     errs: Errors = []
     common.validate_object_meta(obj, namespaced=False, name_fn=common.is_dns1123_label, errs=errs)
-    get_dict(obj, "spec", Path(), errs)     # spec and status must decode as objects
+    spec = get_dict(obj, "spec", Path(), errs)
     get_dict(obj, "status", Path(), errs)
+    path = Path("spec", "finalizers")
+    for _, name in common.string_list(spec, "finalizers", Path("spec"), errs) if isinstance(spec, dict) else ():
+        errs.extend(common.messages_as_errors(common.is_qualified_name(name), path, name))
+        if "/" not in name and name not in _STANDARD_FINALIZERS:
+            errs.append(invalid(path, name, "name is neither a standard finalizer name nor is it fully qualified"))
     return errs
+
+
+_STANDARD_FINALIZERS = frozenset({"kubernetes", "orphan", "foregroundDeletion"})   # k8s: helper.IsStandardFinalizerName
 
 
 def validate_resource_quota(obj: dict, old: dict | None = None) -> Errors:

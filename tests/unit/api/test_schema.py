@@ -63,19 +63,46 @@ def test_known_fields_pass(kind, obj):
     assert unknown_fields(kind, obj) == []
 
 
-@pytest.mark.parametrize("kind", ["Pod", "Node", "Namespace", "ResourceQuota"])
-def test_core_kinds_checked_at_the_top_and_in_metadata_only(kind):
-    """Core kinds: unknown top-level and metadata fields are reported; spec/status are not modelled."""
-    obj = {"spec": {"whatever": 1}, "status": {"x": 1}, "nonsense": True, "metadata": {"nam": "x"}}
-    assert unknown_fields(kind, obj) == ["metadata.nam", "nonsense"]
+@pytest.mark.parametrize(("kind", "obj", "want"), [
+    pytest.param("Pod", {"spec": {"containers": [{"name": "c", "resources": {"claims": [{"name": "g", "requst": "r"}]}}]}},
+                 ["spec.containers[0].resources.claims[0].requst"], id="pod-container-claim"),
+    pytest.param("Pod", {"status": {"containerStatuses": [{"name": "c", "sate": {}}], "phase": "Running"}},
+                 ["status.containerStatuses[0].sate"], id="pod-status"),
+    pytest.param("Pod", {"spec": {"affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": [{"key": "k", "operator": "In", "valeus": ["v"]}]}]}}}}},
+                 ["spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]"
+                  ".matchExpressions[0].valeus"], id="pod-affinity"),
+    pytest.param("Node", {"status": {"capacity": {"cpu": "1"}, "nodeInfo": {"kubeletVersion": "v1", "os": "linux"}}},
+                 ["status.nodeInfo.os"], id="node-status"),
+    pytest.param("Namespace", {"spec": {"finalizers": ["kubernetes"], "x": 1}}, ["spec.x"], id="namespace-spec"),
+    pytest.param("ResourceQuota", {"spec": {"hard": {"pods": "1"}, "scopeSelector": {"matchExpressions": [
+        {"scopeName": "PriorityClass", "operator": "In", "values": ["a"], "y": 1}]}}},
+                 ["spec.scopeSelector.matchExpressions[0].y"], id="quota-scope"),
+    pytest.param("Deployment", {"spec": {"template": {"spec": {"containers": [{"nme": "c"}]}}}},
+                 ["spec.template.spec.containers[0].nme"], id="deployment-template"),
+    pytest.param("StatefulSet", {"spec": {"volumeClaimTemplates": [{"spec": {"resources": {"requests": {}, "x": 1}}}]}},
+                 ["spec.volumeClaimTemplates[0].spec.resources.x"], id="statefulset-pvc"),
+])
+def test_core_and_workload_kinds_are_checked_at_every_depth(kind, obj, want):
+    """Core and workload kinds: unknown fields are found in spec and status at any depth."""
+    assert unknown_fields(kind, obj) == want
 
 
 def test_unknown_kinds_not_checked():
     assert unknown_fields("Unknown", {"nonsense": True}) == []
 
 
-def test_wrong_types_are_ignored():
-    """Strict decoding reports names only; wrong shapes are validation's business."""
+def test_unknown_fields_alone_ignore_wrong_types():
+    """unknown_fields reports names only; a value of the wrong type is the decoder's other error."""
     assert unknown_fields("ResourceSlice", {"spec": {"devices": {"x": 1}, "pool": [1]}}) == []
     assert unknown_fields("ResourceSlice", "not an object") == []
-    assert set(KINDS) == {"DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate", "DeviceTaintRule"}
+
+
+def test_every_input_kind_has_a_schema():
+    """Every kind a manifest may hold is decoded with a typed schema, and so are the workload kinds."""
+    from drasim.api import kinds
+    from drasim.api.decode import kind_type
+
+    for kind in kinds.INPUT_KINDS:
+        assert kind.kind in KINDS and kind_type(kind.kind) is not None, kind.kind
+    assert {"Deployment", "ReplicaSet", "StatefulSet", "DaemonSet", "Job"} <= KINDS

@@ -5,22 +5,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from drasim.api.fielderrors import FieldError
-from drasim.api.schema import KINDS, _list, _map, unknown_fields
+from drasim.api.schema import field_names, unknown_fields
 from drasim.api.validation import VALIDATORS, validate_object
 
 
-def _names(schema, out):
-    if isinstance(schema, (_list, _map)):
-        _names(schema.item, out)
-    elif isinstance(schema, dict):
-        for k, v in schema.items():
-            if k not in out:
-                out.add(k)
-                _names(v, out)
-    return out
-
-
-VOCAB = sorted(_names(KINDS, set()) | {"containers", "initContainers", "resources", "requests", "limits", "claims",
+VOCAB = sorted(field_names() | {"containers", "initContainers", "resources", "requests", "limits", "claims",
                                       "resourceClaims", "resourceClaimName", "resourceClaimTemplateName", "hard",
                                       "capacity", "allocatable", "cpu", "example.com/gpu", "request"})
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=True),

@@ -16,6 +16,8 @@ class Reference(yaml.CSafeLoader):   # the kube resolver, PyYAML's own resolve a
 
 Reference.yaml_implicit_resolvers = KubeYAMLLoader.yaml_implicit_resolvers
 Reference.construct_mapping = KubeYAMLLoader.construct_mapping   # duplicate keys are errors in both
+for _tag in ("tag:yaml.org,2002:float", "tag:yaml.org,2002:bool"):   # go-yaml's y/n, floats past float64
+    Reference.add_constructor(_tag, KubeYAMLLoader.yaml_constructors[_tag])
 
 
 def reference(text: str):
