@@ -208,6 +208,8 @@ def validate_deployment(obj: dict, old: dict | None = None) -> Errors:
     errs: Errors = []
     md = common.validate_object_meta(obj, namespaced=True, name_fn=common.is_dns1123_subdomain, errs=errs)
     spec = get_dict(obj, "spec", Path(), errs)
+    if spec is None:
+        spec = {}
     if not isinstance(spec, dict):
         return errs
     path = Path("spec")
@@ -228,6 +230,8 @@ def validate_replica_set(obj: dict, old: dict | None = None) -> Errors:
     errs: Errors = []
     md = common.validate_object_meta(obj, namespaced=True, name_fn=common.is_dns1123_subdomain, errs=errs)
     spec = get_dict(obj, "spec", Path(), errs)
+    if spec is None:
+        spec = {}
     if not isinstance(spec, dict):
         return errs
     path = Path("spec")
