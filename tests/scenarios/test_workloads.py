@@ -292,3 +292,38 @@ def test_phase_operations_never_reach_the_output(tmp_path):
     cp = settle(tmp_path, CLUSTER, DEPLOYMENT, SCALE)
     assert {o["kind"] for o in cp.objects()} == {"Namespace", "Node", "DeviceClass", "ResourceSlice", "ResourceClaim",
                                                 "Deployment", "ReplicaSet", "Pod"}
+
+
+def owned_pod(name: str, api_version: str, kind: str, owner: str) -> str:
+    return f"""
+apiVersion: v1
+kind: Pod
+metadata:
+  name: {name}
+  ownerReferences: [{{apiVersion: {api_version}, kind: {kind}, name: {owner}, uid: uid-{owner}, controller: true}}]
+spec: {{containers: [{{name: c, image: i}}]}}
+---"""
+
+
+def test_garbage_collector_deletes_dangling_dependents_but_keeps_unresolvable_ones(tmp_path):
+    """A pod whose ReplicaSet is gone is collected; a pod of a skipped StatefulSet (a snapshot) or
+    of an unknown kind is kept, as kube-controller-manager keeps dependents it cannot resolve."""
+    cp = settle(tmp_path, owned_pod("orphaned", "apps/v1", "ReplicaSet", "gone")
+                + owned_pod("of-statefulset", "apps/v1", "StatefulSet", "db")
+                + owned_pod("of-crd", "example.com/v1", "Trainer", "t"))
+    assert [p["metadata"]["name"] for p in pods(cp)] == ["of-crd", "of-statefulset"]
+
+
+def test_a_dependent_with_a_remaining_owner_only_loses_the_dangling_reference(tmp_path):
+    cp = settle(tmp_path, """
+apiVersion: v1
+kind: Pod
+metadata:
+  name: shared
+  ownerReferences:
+  - {apiVersion: v1, kind: Node, name: n1, uid: will-not-match}
+  - {apiVersion: v1, kind: Namespace, name: default, uid: %s}
+spec: {containers: [{name: c, image: i}]}
+""" % ControlPlane().store.get("Namespace", None, "default")["metadata"]["uid"])
+    refs = cp.store.get("Pod", "default", "shared")["metadata"]["ownerReferences"]
+    assert [r["kind"] for r in refs] == ["Namespace"]
