@@ -11,6 +11,7 @@ alpha podReplacementPolicy (pods are deleted at once here).
 from __future__ import annotations
 
 from drasim.api.labelselector import LabelSelectorError, compile_label_selector
+from drasim.controllers.workloads import deploymentstatus as ds
 from drasim.controllers.workloads import deploymentutil as du
 from drasim.controllers.workloads.common import (ControllerContext, KeyQueue, claim_objects, controller_of,
                                                  controller_ref, is_namespace_terminating_error)
@@ -397,76 +398,17 @@ class DeploymentController:
                 return True
         return False
 
-    # -- status -------------------------------------------------------------------------------------
-    def _calculate_status(self, d: dict, all_rss: list, new: dict | None) -> dict:
-        """k8s: calculateStatus (zero counts omitted, as omitempty does)."""
-        all_rss = [rs for rs in all_rss if rs is not None]
-        available = du.total_status(all_rss, "availableReplicas")
-        unavailable = max(du.total_replicas(all_rss) - available, 0)
-        old = d.get("status") or {}
-        status = {"observedGeneration": d["metadata"].get("generation", 1)}
-        for key, value in (("replicas", du.total_status(all_rss, "replicas")),
-                           ("updatedReplicas", du.rs_status(new, "replicas") if new else 0),
-                           ("readyReplicas", du.total_status(all_rss, "readyReplicas")),
-                           ("availableReplicas", available), ("unavailableReplicas", unavailable)):
-            if value:
-                status[key] = value
-        if old.get("conditions"):
-            status["conditions"] = [dict(c) for c in old["conditions"]]
-        if old.get("collisionCount") is not None:
-            status["collisionCount"] = old["collisionCount"]
-        now = self.ctx.clock.timestamp()
-        if available >= du.replicas(d) - du.max_unavailable(d):
-            du.set_condition(status, du.new_condition("Available", "True", "MinimumReplicasAvailable",
-                                                      "Deployment has minimum availability.", now))
-        else:
-            du.set_condition(status, du.new_condition("Available", "False", "MinimumReplicasUnavailable",
-                                                      "Deployment does not have minimum availability.", now))
-        return status
-
+    # -- status (deploymentstatus.py) ---------------------------------------------------------------
     def _sync_status(self, d: dict, all_rss: list, new: dict | None) -> None:
-        status = self._calculate_status(d, all_rss, new)
+        status = ds.calculate_status(d, all_rss, new, self.ctx.clock)
         if status != (d.get("status") or {}):
             d["status"] = status
             self._write(d)
 
     def _sync_rollout_status(self, d: dict, fresh: tuple[list, dict | None]) -> None:
-        """k8s: syncRolloutStatus."""
+        """k8s: syncRolloutStatus — written when changed, else maybe requeued for the deadline."""
         old, new = fresh
-        all_rss = old + ([new] if new is not None else [])
-        status = self._calculate_status(d, all_rss, new)
-        now = self.ctx.clock.timestamp()
-        name = d["metadata"]["name"]
-        if not du.has_progress_deadline(d):
-            du.remove_condition(status, "Progressing")
-        current = du.condition(d.get("status") or {}, "Progressing")
-        complete_before = status.get("replicas", 0) == status.get("updatedReplicas", 0) and current is not None \
-            and current.get("reason") == "NewReplicaSetAvailable"
-        if du.has_progress_deadline(d) and not complete_before:
-            what = f'ReplicaSet "{new["metadata"]["name"]}"' if new is not None else f'Deployment "{name}"'
-            if du.deployment_complete(d, status):
-                du.set_condition(status, du.new_condition("Progressing", "True", "NewReplicaSetAvailable",
-                                                          f"{what} has successfully progressed.", now))
-            elif du.deployment_progressing(d, status):
-                cond = du.new_condition("Progressing", "True", "ReplicaSetUpdated", f"{what} is progressing.", now)
-                if current is not None:
-                    if current.get("status") == "True":
-                        cond["lastTransitionTime"] = current.get("lastTransitionTime")
-                    du.remove_condition(status, "Progressing")
-                du.set_condition(status, cond)
-            elif du.deployment_timed_out(d, status, self.ctx.clock.now):
-                du.set_condition(status, du.new_condition("Progressing", "False", "ProgressDeadlineExceeded",
-                                                          f"{what} has timed out progressing.", now))
-        failures = [c for rs in ([new] if new is not None else []) + all_rss
-                    for c in ((rs or {}).get("status") or {}).get("conditions") or () if c.get("type") == "ReplicaFailure"]
-        if failures:
-            c = failures[0]
-            du.set_condition(status, {"type": "ReplicaFailure", "status": c.get("status"),
-                                      "lastUpdateTime": c.get("lastTransitionTime"),
-                                      "lastTransitionTime": c.get("lastTransitionTime"),
-                                      "reason": c.get("reason"), "message": c.get("message")})
-        else:
-            du.remove_condition(status, "ReplicaFailure")
+        status = ds.rollout_status(d, old + ([new] if new is not None else []), new, self.ctx.clock)
         if status == (d.get("status") or {}):
             self._requeue_stuck(d, status)
             return
