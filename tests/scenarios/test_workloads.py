@@ -327,3 +327,62 @@ spec: {containers: [{name: c, image: i}]}
 """ % ControlPlane().store.get("Namespace", None, "default")["metadata"]["uid"])
     refs = cp.store.get("Pod", "default", "shared")["metadata"]["ownerReferences"]
     assert [r["kind"] for r in refs] == ["Namespace"]
+
+
+def test_a_snapshot_of_a_settled_deployment_replays_unchanged(tmp_path):
+    """`kubectl get -o json` of the result, replayed with another seed: the same ReplicaSet, pods
+    and claims, no new rollout (the ReplicaSet is found by owner uid and template)."""
+    import json
+
+    from drasim.cli.render import render_json
+    cp = settle(tmp_path, CLUSTER, DEPLOYMENT)
+    snapshot = tmp_path / "snapshot.json"
+    snapshot.write_text(render_json(cp.objects()))
+    from drasim.controlplane import Options
+    replay = ControlPlane(Options(seed=7))
+    replay.run_phase(load_paths([snapshot]))
+    for kind in ("Pod", "ReplicaSet", "ResourceClaim"):
+        assert sorted(o["metadata"]["name"] for o in replay.store.list(kind)) == \
+            sorted(o["metadata"]["name"] for o in cp.store.list(kind)), kind
+    assert json.loads(snapshot.read_text())["kind"] == "List"
+
+
+TEMPLATE_CLAIMS = """
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: one-gpu}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly: {deviceClassName: gpu.example.com}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: trainer}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: trainer}}
+  template:
+    metadata: {labels: {app: trainer}}
+    spec:
+      resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
+      containers:
+      - name: c
+        image: i
+        resources: {claims: [{name: gpu}]}
+"""
+
+
+def test_deleting_a_deployment_removes_its_template_claims(tmp_path):
+    cp = settle(tmp_path, CLUSTER, TEMPLATE_CLAIMS)
+    assert len(pods(cp)) == 2 and all(p["status"]["phase"] == "Running" for p in pods(cp))
+    assert len(cp.store.list("ResourceClaim", "default")) == 2
+    cp = settle(tmp_path, CLUSTER, TEMPLATE_CLAIMS, """
+apiVersion: drasim.io/v1alpha1
+kind: PhaseOperations
+delete: [{kind: Deployment, name: trainer}]
+""")
+    assert pods(cp) == [] and cp.store.list("ResourceClaim", "default") == []
+    assert cp.store.list("ReplicaSet", "default") == []
