@@ -23,10 +23,20 @@ Shared helpers (drasim.controllers.workloads.common), stable for every controlle
                                                is terminating, as in k8s
     delete_pod(ctx, pod, owner, component) -> error | None     SuccessfulDelete / FailedDelete
     is_pod_active(pod), is_pod_ready(pod), is_pod_available(pod, min_ready_seconds, now)
-    claim_objects(ctx, owner, selector, objects, kind) -> list[dict]
-                                               ControllerRefManager: adopt orphans that match,
-                                               release owned ones that no longer match
-    KeyQueue(clock)                            work queue of (namespace, name) keys with add_after
+    claim_objects(ctx, owner, selector, objects) -> list[dict]
+                                               ControllerRefManager: adopt orphans that match
+                                               (selector: drasim.api.labelselector), release
+                                               owned ones that no longer match
+    KeyQueue(clock)                            work queue of (namespace, name) keys: add, pop,
+                                               add_after(key, seconds), forget(key)
+    ranking.rank_for_deletion(pods, related, now) -> list[dict]   ActivePodsWithRanks order
+
+Validation helpers for workload kinds live in drasim.api.validation.apps:
+validate_label_selector(selector, path, errs), validate_pod_template(template, namespace,
+path, errs), validate_int_or_percent(obj, key, path, errs).
+
+ControllerExpectations are not needed: the store notifies subscribers synchronously, so a
+controller has seen its own creates and deletes before its next sync.
 
 A controller is a component of the simulation loop (drasim/sim/loop.py): `name`,
 `has_work()`, `run_once()`. `build(ctx)` returns this package's controllers in the order they
