@@ -386,3 +386,27 @@ delete: [{kind: Deployment, name: trainer}]
 """)
     assert pods(cp) == [] and cp.store.list("ResourceClaim", "default") == []
     assert cp.store.list("ReplicaSet", "default") == []
+
+
+def test_min_ready_seconds_delays_availability_on_the_virtual_clock(tmp_path):
+    cp2 = settle(tmp_path, CLUSTER, deployment_with(minReadySeconds=30))
+    (rs,) = cp2.store.list("ReplicaSet", "default")
+    assert rs["spec"]["minReadySeconds"] == 30 and rs["status"]["availableReplicas"] == 3
+    ready = max(c["lastTransitionTime"] for p in pods(cp2) for c in p["status"]["conditions"] if c["type"] == "Ready")
+    d = cp2.store.get("Deployment", "default", "demo")
+    assert condition(d, "Available")["lastTransitionTime"] >= ready
+    from drasim.sim.clock import parse_time
+    assert parse_time(condition(d, "Progressing")["lastUpdateTime"]) >= parse_time(ready) + 30
+
+
+def test_the_deployment_records_how_it_scaled(tmp_path):
+    rolled = deployment_with({"image": "registry.example.com/gpu-app:1.1"},
+                             strategy={"rollingUpdate": {"maxSurge": 1, "maxUnavailable": 1}})
+    cp = settle(tmp_path, CLUSTER, DEPLOYMENT, rolled)
+    messages = [e["message"] for e in sorted(cp.store.list("Event", "default"), key=lambda e: e["metadata"]["name"])
+                if e["involvedObject"]["kind"] == "Deployment" and e["reason"] == "ScalingReplicaSet"]
+    rss = {rs["metadata"]["annotations"]["deployment.kubernetes.io/revision"]: rs["metadata"]["name"]
+           for rs in cp.store.list("ReplicaSet")}
+    assert f"Scaled up replica set {rss['1']} to 3" in messages
+    assert any(m.startswith(f"Scaled down replica set {rss['1']} to ") and m.endswith(" from 3") for m in messages)
+    assert any(m.startswith(f"Scaled up replica set {rss['2']} to ") for m in messages)
