@@ -59,6 +59,10 @@ spec: {containers: [{name: c, image: i}]}
         "delete.yaml")
     ns = cp.store.get("Namespace", None, "team-x")
     assert ns["status"]["phase"] == "Terminating"   # the pod's finalizer holds it
+    conditions = {c["type"]: c for c in ns["status"]["conditions"]}
+    assert conditions["NamespaceContentRemaining"]["message"] == "Some resources are remaining: pods. has 1 resource instances"
+    assert conditions["NamespaceFinalizersRemaining"]["message"] == \
+        "Some content in the namespace has finalizers remaining: example.com/hold in 1 resource instances"
     with pytest.raises(InputError) as e:
         run(tmp_path, cp, (POD % "team-x").replace("name: p,", "name: q,"), "late.yaml")
     assert str(e.value).endswith('pods "q" is forbidden: unable to create new content in namespace team-x '
