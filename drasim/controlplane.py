@@ -37,11 +37,11 @@ from drasim.sim.loop import run_until_quiet
 from drasim.store import ADDED, DELETED, MemoryStore, StoreError, WatchEvent, clone
 
 DRA = "DynamicResources"
+FIT = "NodeResourcesFit"
 # Objects components build from user templates (a ReplicaSet's pods, a Deployment's ReplicaSets):
 # defaulted and validated like any client's. Claims the components write are built from
 # validated specs and skip it (the scheduler_perf hot path).
 _FULL_WRITE_PATH = frozenset({"Pod", "ReplicaSet", "Deployment", "StatefulSet", "DaemonSet", "Job"})
-FIT = "NodeResourcesFit"
 
 
 @dataclass(frozen=True)
@@ -247,13 +247,17 @@ class ControlPlane:
                     self.delete(op.kind.kind, op.namespace, op.name, propagation=op.propagation)
                 except StoreError:
                     pass   # removed meanwhile (an owner's cascade); kubectl would say NotFound
-        for op, obj in scales:
+        for op in scales:   # on the object as this phase left it (kubectl scale after apply)
+            current = self.store.get(op.kind.kind, op.namespace, op.name)
+            obj = clone(current)
+            obj["spec"]["replicas"] = op.replicas
+            obj = admission.prepare(self.store, op.kind, obj, current, op.source, features=self.options.features)
             stored.append(self._update(op.kind, obj))
         return stored
 
-    def _check_operations(self, operations: list, creates: list[dict]) -> list[tuple]:
+    def _check_operations(self, operations: list, creates: list[dict]) -> list:
         """Every delete and scale target exists (or is created in this phase); scales validate.
-        Returns the scaled objects, ready to write."""
+        Returns the scale operations, checked."""
         scales = []
         for op in operations:
             current = self.store.get(op.kind.kind, op.namespace, op.name)
@@ -272,7 +276,8 @@ class ControlPlane:
                                  f"Invalid value: {op.replicas}: must be greater than or equal to 0")
             obj = clone(current)
             obj["spec"]["replicas"] = op.replicas
-            scales.append((op, admission.prepare(self.store, op.kind, obj, current, op.source, features=self.options.features)))
+            admission.prepare(self.store, op.kind, obj, current, op.source, features=self.options.features)
+            scales.append(op)
         return scales
 
     def delete(self, kind: str, namespace: str | None, name: str, propagation: str | None = None) -> dict | None:

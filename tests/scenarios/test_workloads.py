@@ -410,3 +410,19 @@ def test_the_deployment_records_how_it_scaled(tmp_path):
     assert f"Scaled up replica set {rss['1']} to 3" in messages
     assert any(m.startswith(f"Scaled down replica set {rss['1']} to ") and m.endswith(" from 3") for m in messages)
     assert any(m.startswith(f"Scaled up replica set {rss['2']} to ") for m in messages)
+
+
+def test_scale_applies_to_the_object_as_the_phase_left_it(tmp_path):
+    """A phase that re-applies the Deployment with a new image and scales it: both hold."""
+    changed = deployment_with({"image": "registry.example.com/gpu-app:1.1"},
+                              strategy={"rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}})
+    cp = settle(tmp_path, CLUSTER, DEPLOYMENT, changed + """---
+apiVersion: drasim.io/v1alpha1
+kind: PhaseOperations
+scale: [{kind: Deployment, name: demo, replicas: 2}]
+""")
+    d = cp.store.get("Deployment", "default", "demo")
+    assert d["spec"]["replicas"] == 2
+    assert d["spec"]["template"]["spec"]["containers"][0]["image"].endswith(":1.1")
+    got = pods(cp)
+    assert len(got) == 2 and all(p["spec"]["containers"][0]["image"].endswith(":1.1") for p in got)
