@@ -426,3 +426,15 @@ scale: [{kind: Deployment, name: demo, replicas: 2}]
     assert d["spec"]["template"]["spec"]["containers"][0]["image"].endswith(":1.1")
     got = pods(cp)
     assert len(got) == 2 and all(p["spec"]["containers"][0]["image"].endswith(":1.1") for p in got)
+
+
+def test_a_paused_deployment_does_not_roll_until_resumed(tmp_path):
+    changed = {"image": "registry.example.com/gpu-app:1.1"}
+    cp = settle(tmp_path, CLUSTER, DEPLOYMENT, deployment_with(changed, paused=True))
+    d = cp.store.get("Deployment", "default", "demo")
+    assert (condition(d, "Progressing")["status"], condition(d, "Progressing")["reason"]) == ("Unknown", "DeploymentPaused")
+    assert len(cp.store.list("ReplicaSet", "default")) == 1
+    assert all(p["spec"]["containers"][0]["image"].endswith(":1.0") for p in pods(cp))
+    cp = settle(tmp_path, CLUSTER, DEPLOYMENT, deployment_with(changed, paused=True),
+                deployment_with(changed, paused=False, strategy={"rollingUpdate": {"maxSurge": 0, "maxUnavailable": 1}}))
+    assert all(p["spec"]["containers"][0]["image"].endswith(":1.1") for p in pods(cp)) and len(pods(cp)) == 3
