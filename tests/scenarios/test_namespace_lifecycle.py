@@ -81,3 +81,27 @@ def test_immortal_namespaces_may_not_be_deleted(tmp_path):
     cp = ControlPlane()
     with pytest.raises(InputError, match='namespaces "default" is forbidden: this namespace may not be deleted'):
         run(tmp_path, cp, "apiVersion: drasim.io/v1alpha1\nkind: PhaseOperations\ndelete: [{kind: Namespace, name: default}]\n")
+
+
+def test_deleting_a_namespace_with_a_deployment_settles_with_nothing_left(tmp_path):
+    """The namespace controller deletes the Deployment, ReplicaSet and pods; the ReplicaSet's
+    attempts to replace its pods are refused as the namespace is terminating (no FailedCreate
+    events, as in k8s), and the namespace goes."""
+    cp = ControlPlane()
+    run(tmp_path, cp, NAMESPACE % "team-x" + """---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: team-x}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec: {containers: [{name: c, image: nginx}]}
+""")
+    assert len(cp.store.list("Pod", "team-x")) == 2
+    run(tmp_path, cp, "apiVersion: drasim.io/v1alpha1\nkind: PhaseOperations\ndelete: [{kind: Namespace, name: team-x}]\n",
+        "delete.yaml")
+    assert cp.store.get("Namespace", None, "team-x") is None
+    for kind in ("Deployment", "ReplicaSet", "Pod", "Event"):
+        assert cp.store.list(kind, "team-x") == [], kind
