@@ -12,13 +12,15 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from drasim import admission
+from drasim import admission, deletion, namespacelifecycle, phaseops
 from drasim.allocator import Allocator, Features
 from drasim.api import kinds
 from drasim.api.defaults import apply_defaults
 from drasim.api.extendedresource import ExtendedResourceCache, is_dra_extended_resource_name
 from drasim.api.loader import Document
+from drasim.controllers import workloads
 from drasim.controllers.devicetainteviction import DeviceTaintEvictionController
+from drasim.controllers.namespace import NamespaceController
 from drasim.controllers.quotacontroller import QuotaController
 from drasim.controllers.resourceclaim import ResourceClaimController
 from drasim.errors import InputError, InvalidObject, ManifestError
@@ -85,9 +87,14 @@ class ControlPlane:
         self.eviction_controller = DeviceTaintEvictionController(self.store, self.clock)
         self.quota_controller = QuotaController(self.store, self.er_cache)
         self.kubelets = Kubelets(self.store)
+        self._create_system_namespaces()
+        self.workload_controllers = workloads.build(workloads.ControllerContext(
+            self.store, self.clock, create=self.client_create, delete=self.delete))
+        self.namespace_controller = NamespaceController(self.store, delete=self.delete)
         # Controllers before the scheduler: a cluster event is acted on (claims created,
         # deallocated) before the next pod is tried, as informers would let them.
         self.components = [self.claim_controller, self.eviction_controller, self.quota_controller,
+                           *self.workload_controllers, self.namespace_controller,
                            *([self.kubelets] if options.kubelets else []), self.scheduler]
 
     @property
@@ -202,7 +209,15 @@ class ControlPlane:
         """Admit one phase: every object is checked first; then each is created or updated."""
         prepared: list[tuple[Document, dict, dict | None]] = []
         creates: list[dict] = []
+        operations: list[phaseops.Target] = []
+        documents = list(documents)
         for doc in documents:
+            if doc.kind is kinds.PHASE_OPERATIONS:
+                operations.extend(phaseops.parse(doc.obj, doc.source))
+        pending_namespaces = [d.obj for d in documents if d.kind is kinds.NAMESPACE]
+        for doc in documents:
+            if doc.kind is kinds.PHASE_OPERATIONS:
+                continue
             # The body is decoded before anything reads it (a namespace of 0 is a type error).
             body = admission.decode_body(doc.kind, doc.obj, doc.source)
             md = body.get("metadata") or {}
@@ -214,23 +229,82 @@ class ControlPlane:
             obj = body if old is None else _merge_for_apply(old, body, doc.kind)
             obj = self._prepare(doc.kind, obj, old, doc.source, creates, decoded=True)
             if old is None:
+                problem = namespacelifecycle.admission_error(self.store, doc.kind, obj, pending_namespaces, doc.source,
+                                                             name=md.get("name") or md.get("generateName"))
+                if problem is not None:
+                    raise problem
                 admission.admit(self.store, self.er_cache, doc.kind, obj, doc.source, creates)
                 creates.append(obj)
             prepared.append((doc, obj, old))
+        scales = self._check_operations(operations, creates)
         stored: list[dict] = []
         for doc, obj, old in prepared:
             if old is not None:
                 stored.append(self._update(doc.kind, obj))
                 continue
-            if doc.kind.namespaced:
-                self._ensure_namespace(obj["metadata"]["namespace"])
             self.clock.advance(1)   # a later document gets a later creationTimestamp
             obj["metadata"].setdefault("creationTimestamp", self.clock.timestamp())
             try:
                 stored.append(self.store.create(obj, copy=False))
             except StoreError as e:
                 raise InputError(f"{doc.source}: {e}") from None
+        for op in operations:
+            if isinstance(op, phaseops.Delete):
+                try:
+                    self.delete(op.kind.kind, op.namespace, op.name, propagation=op.propagation)
+                except StoreError:
+                    pass   # removed meanwhile (an owner's cascade); kubectl would say NotFound
+        for op in scales:   # on the object as this phase left it (kubectl scale after apply)
+            current = self.store.get(op.kind.kind, op.namespace, op.name)
+            obj = clone(current)
+            obj["spec"]["replicas"] = op.replicas
+            obj = admission.prepare(self.store, op.kind, obj, current, op.source, features=self.options.features)
+            stored.append(self._update(op.kind, obj))
         return stored
+
+    def _check_operations(self, operations: list, creates: list[dict]) -> list:
+        """Every delete and scale target exists (or is created in this phase); scales validate.
+        Returns the scale operations, checked."""
+        scales = []
+        for op in operations:
+            current = self.store.get(op.kind.kind, op.namespace, op.name)
+            if current is None and not any(o["kind"] == op.kind.kind and o["metadata"]["name"] == op.name and
+                                           (o["metadata"].get("namespace") if op.kind.namespaced else None) == op.namespace
+                                           for o in creates):
+                raise InputError(f'{op.source}: {op.kind.resource} "{op.name}" not found')
+            if isinstance(op, phaseops.Delete):
+                if op.kind.kind == "Namespace" and op.name in deletion.IMMORTAL_NAMESPACES:
+                    raise InputError(f'{op.source}: namespaces "{op.name}" is forbidden: this namespace may not be deleted')
+                continue
+            if current is None:
+                raise InputError(f'{op.source}: {op.kind.resource} "{op.name}" not found (create it in an earlier phase)')
+            if op.replicas < 0:
+                raise InputError(f'{op.source}: Scale.autoscaling "{op.name}" is invalid: spec.replicas: '
+                                 f"Invalid value: {op.replicas}: must be greater than or equal to 0")
+            obj = clone(current)
+            obj["spec"]["replicas"] = op.replicas
+            admission.prepare(self.store, op.kind, obj, current, op.source, features=self.options.features)
+            scales.append(op)
+        return scales
+
+    def delete(self, kind: str, namespace: str | None, name: str, propagation: str | None = None) -> dict | None:
+        """Delete as a client would (kubectl delete): finalizers, propagation policy; raises StoreError."""
+        return deletion.delete(self.store, kind, namespace, name, propagation)
+
+    def ensure_namespace(self, name: str) -> None:
+        """Create the namespace unless it exists, as scheduler_perf's harness does for its
+        workloads (createNamespaceIfNotPresent); manifests must create theirs."""
+        if self.store.get("Namespace", None, name) is None:
+            ns = apply_defaults({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}},
+                                self.clock.timestamp())
+            self.store.create(ns)
+
+    def _create_system_namespaces(self) -> None:
+        """k8s: the system namespaces controller of kube-apiserver creates these at start."""
+        for name in namespacelifecycle.SYSTEM_NAMESPACES:
+            ns = apply_defaults({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}},
+                                self.clock.timestamp())
+            self.store.create(ns, copy=False)
 
     def _update(self, kind: kinds.Kind, obj: dict) -> dict:
         status = obj.get("status")
@@ -240,12 +314,6 @@ class ControlPlane:
             stored = self.store.update_status(dict(stored, status=status))
         return stored
 
-    def _ensure_namespace(self, name: str) -> None:
-        if self.store.get("Namespace", None, name) is None:
-            ns = apply_defaults({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}},
-                                self.clock.timestamp())
-            self.store.create(ns)
-
     def create(self, obj: dict, *, source: str = "") -> dict:
         """Create one object as a client would (decoded, defaulted, validated, admitted), outside a
         phase: drivers such as the benchmark runner use it. The clock does not move."""
@@ -253,8 +321,9 @@ class ControlPlane:
         if kind is None:
             raise ManifestError(f'{source}: no matches for kind "{obj.get("kind")}" in version "{obj.get("apiVersion")}"')
         obj = self._prepare(kind, obj, None, source)
-        if kind.namespaced:
-            self._ensure_namespace(obj["metadata"]["namespace"])
+        problem = namespacelifecycle.admission_error(self.store, kind, obj, source=source)
+        if problem is not None:
+            raise problem
         admission.admit(self.store, self.er_cache, kind, obj, source)
         return self.store.create(obj, copy=False)
 
@@ -275,6 +344,12 @@ class ControlPlane:
         defaulted, named, validated and quota-admitted like any client's
         (extended-resources.md §11.7). Raises InputError when the API server would refuse it."""
         kind = kinds.BY_KIND[obj["kind"]]
+        md = obj["metadata"]
+        # NamespaceLifecycle runs before the server names the object (k8s: mutating admission).
+        problem = namespacelifecycle.admission_error(self.store, kind, obj,
+                                                     name=md.get("name") or md.get("generateName"))
+        if problem is not None:
+            raise problem
         obj = self._prepare(kind, obj, None, "")
         admission.admit(self.store, self.er_cache, kind, obj, "")
         return self.store.create(obj, copy=False)

@@ -192,7 +192,50 @@ def default_namespace(obj: dict, now: str) -> None:
         labels.setdefault("kubernetes.io/metadata.name", md["name"])
 
 
+def _pod_template(spec: dict) -> None:
+    """k8s: SetDefaults_PodSpec on a template (SetDefaults_Pod's limits → requests and the
+    admission plugins' defaults apply to the pods created from it, not to the template)."""
+    template = spec.get("template")
+    pod_spec = template.get("spec") if isinstance(template, dict) else None
+    if not isinstance(pod_spec, dict):
+        return
+    pod_spec.setdefault("restartPolicy", "Always")
+    pod_spec.setdefault("schedulerName", DEFAULT_SCHEDULER)
+    pod_spec.setdefault("terminationGracePeriodSeconds", 30)
+    pod_spec.setdefault("dnsPolicy", "ClusterFirst")
+
+
+def default_deployment(obj: dict, now: str) -> None:
+    """k8s: pkg/apis/apps/v1/defaults.go SetDefaults_Deployment."""
+    spec = obj.get("spec")
+    if not isinstance(spec, dict):
+        return
+    spec.setdefault("replicas", 1)
+    strategy = spec.setdefault("strategy", {})
+    if isinstance(strategy, dict):
+        if not strategy.get("type"):
+            strategy["type"] = "RollingUpdate"
+        if strategy["type"] == "RollingUpdate":
+            rolling = strategy.setdefault("rollingUpdate", {})
+            if isinstance(rolling, dict):
+                rolling.setdefault("maxUnavailable", "25%")
+                rolling.setdefault("maxSurge", "25%")
+    spec.setdefault("revisionHistoryLimit", 10)
+    spec.setdefault("progressDeadlineSeconds", 600)
+    _pod_template(spec)
+
+
+def default_replica_set(obj: dict, now: str) -> None:
+    """k8s: SetDefaults_ReplicaSet — replicas 1."""
+    spec = obj.get("spec")
+    if isinstance(spec, dict):
+        spec.setdefault("replicas", 1)
+        _pod_template(spec)
+
+
 _BY_KIND = {
+    "Deployment": default_deployment,
+    "ReplicaSet": default_replica_set,
     "ResourceClaim": default_resource_claim,
     "ResourceClaimTemplate": default_resource_claim_template,
     "ResourceSlice": default_resource_slice,

@@ -43,6 +43,11 @@ POD = Kind("", "v1", "Pod", "pods", namespaced=True)
 RESOURCE_QUOTA = Kind("", "v1", "ResourceQuota", "resourcequotas", namespaced=True)
 EVENT = Kind("", "v1", "Event", "events", namespaced=True, has_status=False)
 
+## apps/v1 (the workload controllers: drasim/controllers/workloads)
+APPS_GROUP = "apps"
+DEPLOYMENT = Kind(APPS_GROUP, "v1", "Deployment", "deployments", namespaced=True)
+REPLICA_SET = Kind(APPS_GROUP, "v1", "ReplicaSet", "replicasets", namespaced=True)
+
 ## resource.k8s.io/v1
 DEVICE_CLASS = Kind(RESOURCE_GROUP, "v1", "DeviceClass", "deviceclasses", namespaced=False, has_status=False)
 RESOURCE_SLICE = Kind(RESOURCE_GROUP, "v1", "ResourceSlice", "resourceslices", namespaced=False, has_status=False)
@@ -54,9 +59,15 @@ DEVICE_TAINT_RULE = Kind(RESOURCE_GROUP, "v1", "DeviceTaintRule", "devicetaintru
 ALL_KINDS: tuple[Kind, ...] = (
     NAMESPACE, NODE, POD, RESOURCE_QUOTA, EVENT,
     DEVICE_CLASS, RESOURCE_SLICE, RESOURCE_CLAIM, RESOURCE_CLAIM_TEMPLATE, DEVICE_TAINT_RULE,
+    DEPLOYMENT, REPLICA_SET,
 )
 BY_KIND: dict[str, Kind] = {k.kind: k for k in ALL_KINDS}
 BY_API: dict[tuple[str, str], Kind] = {(k.api_version, k.kind): k for k in ALL_KINDS}
+
+# Not an API kind: a phase's delete and scale operations (drasim/phaseops.py), never stored.
+PHASE_OPERATIONS = Kind("drasim.io", "v1alpha1", "PhaseOperations", "phaseoperations", namespaced=False,
+                        has_status=False)
+BY_API[(PHASE_OPERATIONS.api_version, PHASE_OPERATIONS.kind)] = PHASE_OPERATIONS
 
 # Kinds a user may put in manifests (Events are only written by components).
 INPUT_KINDS: tuple[Kind, ...] = tuple(k for k in ALL_KINDS if k is not EVENT)
@@ -64,8 +75,11 @@ INPUT_KINDS: tuple[Kind, ...] = tuple(k for k in ALL_KINDS if k is not EVENT)
 # Output order of `drasim simulate -o json|yaml`: infrastructure first, then workloads.
 OUTPUT_ORDER: tuple[Kind, ...] = (
     NAMESPACE, NODE, DEVICE_CLASS, RESOURCE_SLICE, DEVICE_TAINT_RULE,
-    RESOURCE_CLAIM_TEMPLATE, RESOURCE_CLAIM, POD, RESOURCE_QUOTA,
+    RESOURCE_CLAIM_TEMPLATE, RESOURCE_CLAIM, DEPLOYMENT, REPLICA_SET, POD, RESOURCE_QUOTA,
 )
+
+# Kinds with a scale subresource (`kubectl scale`; a phase's `scale:` operation): spec.replicas.
+SCALABLE: frozenset[str] = frozenset({"Deployment", "ReplicaSet", "StatefulSet"})
 
 # Versions of resource.k8s.io that exist in Kubernetes but that v1.37 does not serve by default.
 UNSERVED_RESOURCE_VERSIONS = ("v1beta2", "v1beta1", "v1alpha3", "v1alpha2")
@@ -78,7 +92,7 @@ NOT_SIMULATED: frozenset[tuple[str, str]] = frozenset({
     ("v1", "Service"), ("v1", "ConfigMap"), ("v1", "Secret"), ("v1", "ServiceAccount"), ("v1", "Endpoints"),
     ("v1", "PersistentVolumeClaim"), ("v1", "PersistentVolume"), ("v1", "LimitRange"), ("v1", "Event"),
     ("v1", "ReplicationController"), ("v1", "PodTemplate"),
-    ("apps/v1", "Deployment"), ("apps/v1", "ReplicaSet"), ("apps/v1", "StatefulSet"), ("apps/v1", "DaemonSet"),
+    ("apps/v1", "StatefulSet"), ("apps/v1", "DaemonSet"),
     ("apps/v1", "ControllerRevision"), ("batch/v1", "Job"), ("batch/v1", "CronJob"),
     ("policy/v1", "PodDisruptionBudget"), ("scheduling.k8s.io/v1", "PriorityClass"),
     ("networking.k8s.io/v1", "Ingress"), ("networking.k8s.io/v1", "NetworkPolicy"),

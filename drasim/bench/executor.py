@@ -187,7 +187,7 @@ class Executor:
 
     def _op_createNamespaces(self, op: Op) -> None:
         for i in range(op.count or 0):
-            self.cp._ensure_namespace(f"{op.prefix}-{i}")
+            self.cp.ensure_namespace(f"{op.prefix}-{i}")
 
     def _op_createAny(self, op: Op) -> None:
         count = 1 if op.count is None else op.count
@@ -205,6 +205,7 @@ class Executor:
                     if not op.namespace:
                         raise ConfigError(f'"{op.template}": {kind.kind} is namespaced: namespace must be set')
                     obj = with_metadata(obj, namespace=op.namespace)
+                    self.cp.ensure_namespace(op.namespace)   # k8s: scheduler_perf createNamespaceIfNotPresent
             self.cp.create(obj, source=op.template)
 
     def _op_createResourceDriver(self, op: Op) -> None:

@@ -46,7 +46,7 @@ def _pod_creator(ex: Executor) -> Callable[..., dict]:
 
 def create_pods(ex: Executor, op: Op) -> None:
     ns = op.namespace
-    ex.cp._ensure_namespace(ns)
+    ex.cp.ensure_namespace(ns)
     make = _pod_factory(ex, op)
     source = op.template or "createPods"
     create = _pod_creator(ex)

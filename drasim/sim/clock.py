@@ -41,33 +41,52 @@ class Clock:
         self.now = parse_time(start) if isinstance(start, str) else float(start)
         self._queue: list[tuple[float, int, Callable[[], None]]] = []
         self._seq = itertools.count()
+        self._cancelled: set[int] = set()
         self._stamp_second: int | None = None
         self._stamp = ""
 
-    def call_at(self, when: float, fn: Callable[[], None]) -> None:
-        """Run fn at virtual time `when` (now if it is already past; never after END_OF_TIME)."""
-        if when > END_OF_TIME:
-            return
-        heapq.heappush(self._queue, (max(when, self.now), next(self._seq), fn))
+    def call_at(self, when: float, fn: Callable[[], None]) -> int | None:
+        """Run fn at virtual time `when` (now if it is already past; never after END_OF_TIME).
 
-    def call_later(self, delay: float, fn: Callable[[], None]) -> None:
-        self.call_at(self.now + delay, fn)
+        Returns a handle for cancel()."""
+        if when > END_OF_TIME:
+            return None
+        seq = next(self._seq)
+        heapq.heappush(self._queue, (max(when, self.now), seq, fn))
+        return seq
+
+    def cancel(self, handle: int | None) -> None:
+        """Forget a timer: it neither runs nor moves the clock (a requeue that is no longer needed)."""
+        if handle is not None:
+            self._cancelled.add(handle)
+
+    def _drop_cancelled(self) -> None:
+        while self._queue and self._queue[0][1] in self._cancelled:
+            self._cancelled.discard(heapq.heappop(self._queue)[1])
+
+    def call_later(self, delay: float, fn: Callable[[], None]) -> int | None:
+        return self.call_at(self.now + delay, fn)
 
     def advance(self, seconds: float) -> None:
         """Move time forward without running timers (used while applying a phase)."""
         self.now += seconds
 
     def next_timer(self) -> float | None:
+        self._drop_cancelled()
         return self._queue[0][0] if self._queue else None
 
     def fire_next(self) -> bool:
         """Advance to the earliest timer and run every callback due at that instant."""
+        self._drop_cancelled()
         if not self._queue:
             return False
         when = self._queue[0][0]
         self.now = max(self.now, when)
         while self._queue and self._queue[0][0] <= when:
-            _, _, fn = heapq.heappop(self._queue)
+            _, seq, fn = heapq.heappop(self._queue)
+            if seq in self._cancelled:
+                self._cancelled.discard(seq)
+                continue
             fn()
         return True
 

@@ -71,6 +71,14 @@ def clone(value):
     return value
 
 
+def _held(kind_name: str, obj: dict) -> bool:
+    """Deletion waits: metadata finalizers remain, or (a Namespace) spec.finalizers — the
+    namespace controller's `kubernetes` (k8s: registry/core/namespace/storage Delete)."""
+    if obj["metadata"].get("finalizers"):
+        return True
+    return kind_name == "Namespace" and bool((obj.get("spec") or {}).get("finalizers"))
+
+
 def key_of(obj: dict) -> Key:
     md = obj["metadata"]
     return (md.get("namespace") or "", md["name"])
@@ -162,7 +170,7 @@ class MemoryStore:
         md["resourceVersion"] = self._next_rv()
         self._put(kind.kind, key, obj)
         self._notify(WatchEvent(ADDED, kind.kind, obj))
-        if md.get("deletionTimestamp") and not md.get("finalizers"):
+        if md.get("deletionTimestamp") and not _held(kind.kind, obj):
             # A snapshot of an object being deleted: with finalizers it waits for them, as in
             # the API server; without, its deletion completes now (graceful termination is
             # not modelled: pods go at once).
@@ -173,7 +181,7 @@ class MemoryStore:
     def _replace(self, kind: Kind, key: Key, new: dict, old: dict) -> dict:
         new["metadata"]["resourceVersion"] = self._next_rv()
         self._put(kind.kind, key, new)
-        if new["metadata"].get("deletionTimestamp") and not new["metadata"].get("finalizers"):
+        if new["metadata"].get("deletionTimestamp") and not _held(kind.kind, new):
             self._drop(kind.kind, key)
             self._notify(WatchEvent(DELETED, kind.kind, new, old))
         else:
@@ -245,11 +253,13 @@ class MemoryStore:
         if uid is not None and old["metadata"].get("uid") != uid:
             raise StoreError("Conflict", f"Precondition failed: UID in precondition: {uid}, "
                              f"UID in object meta: {old['metadata'].get('uid')}", 409)
-        if old["metadata"].get("finalizers"):
+        if _held(kind_name, old):
             if old["metadata"].get("deletionTimestamp"):
                 return old
             new = dict(old)
             new["metadata"] = dict(old["metadata"], deletionTimestamp=self.clock.timestamp())
+            if kind_name == "Namespace":
+                new["status"] = dict(old.get("status") or {}, phase="Terminating")
             return self._replace(kind, key, new, old)
         self._drop(kind_name, key)
         self._revision += 1

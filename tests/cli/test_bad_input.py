@@ -116,11 +116,13 @@ spec:
 
 
 def test_valid_phase_outputs_list(tmp_path, capsys):
-    """Valid input exits 0 and prints a List with every object."""
+    """Valid input exits 0 and prints a List with every object (the system namespaces too)."""
     code, out, err = run(tmp_path, capsys, NODE)
     assert code == 0, err
     state = json.loads(out)
-    assert state["kind"] == "List" and [o["kind"] for o in state["items"]] == ["Node"]
+    assert state["kind"] == "List" and [o["kind"] for o in state["items"]] == ["Namespace"] * 4 + ["Node"]
+    assert [o["metadata"]["name"] for o in state["items"][:4]] == ["default", "kube-node-lease", "kube-public",
+                                                                   "kube-system"]
 
 
 def test_unquoted_timestamps_stay_strings(tmp_path, capsys):
@@ -134,7 +136,8 @@ def test_unquoted_timestamps_stay_strings(tmp_path, capsys):
           - cel: {expression: 'device.driver == "x"'}
         """)
     assert code == 0, err
-    assert json.loads(out)["items"][0]["metadata"]["creationTimestamp"] == "2026-03-01T00:00:00Z"
+    items = [o for o in json.loads(out)["items"] if o["kind"] == "DeviceClass"]
+    assert items[0]["metadata"]["creationTimestamp"] == "2026-03-01T00:00:00Z"
 
 
 def test_yaml_values_json_cannot_hold_are_errors(tmp_path, capsys):
@@ -144,16 +147,16 @@ def test_yaml_values_json_cannot_hold_are_errors(tmp_path, capsys):
 
 
 def test_snapshot_kinds_not_simulated_are_skipped_with_a_warning(tmp_path, capsys):
-    """A `kubectl get all -o yaml` snapshot holds Deployments and Services: skipped, said once, rest simulated."""
+    """A `kubectl get all -o yaml` snapshot holds Services and ConfigMaps: skipped, said once, rest simulated."""
     code, out, err = run(tmp_path, capsys, NODE + """
 ---
-apiVersion: apps/v1
-kind: Deployment
+apiVersion: v1
+kind: ConfigMap
 metadata: {name: web, namespace: default}
-spec: {replicas: 2}
+data: {a: b}
 ---
-apiVersion: apps/v1
-kind: Deployment
+apiVersion: v1
+kind: ConfigMap
 metadata: {name: api, namespace: default}
 ---
 apiVersion: v1
@@ -161,9 +164,9 @@ kind: Service
 metadata: {name: web, namespace: default}
 """)
     assert code == 0
-    assert err.count("warning: apps/v1 Deployment objects are not simulated and were skipped") == 1
+    assert err.count("warning: v1 ConfigMap objects are not simulated and were skipped") == 1
     assert "warning: v1 Service objects are not simulated" in err
-    assert [o["kind"] for o in json.loads(out)["items"]] == ["Node"]
+    assert [o["kind"] for o in json.loads(out)["items"] if o["kind"] != "Namespace"] == ["Node"]
 
 
 BOMB = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}\ndata:\n" + "".join(

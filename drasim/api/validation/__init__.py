@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Callable
 
 from drasim.api.fielderrors import FieldError, Path, invalid
+from drasim.api.validation.apps import validate_deployment, validate_replica_set
 from drasim.api.validation.claim import validate_resource_claim, validate_resource_claim_template
 from drasim.api.validation.core import validate_namespace, validate_node, validate_pod, validate_resource_quota
 from drasim.api.validation.resource import validate_device_class, validate_device_taint_rule
@@ -29,6 +30,8 @@ VALIDATORS: dict[str, Validator] = {
     "Node": validate_node,
     "Namespace": validate_namespace,
     "ResourceQuota": validate_resource_quota,
+    "Deployment": validate_deployment,
+    "ReplicaSet": validate_replica_set,
 }
 
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 from drasim.api.fielderrors import Path
 from drasim.api.validation.common import Errors, dict_items, get_dict, get_list, get_str
 
-DROPPED_ON_CREATE = ("ResourceQuota", "DeviceTaintRule")
+# Deployment and ReplicaSet: k8s registry/apps/{deployment,replicaset}/strategy.go PrepareForCreate.
+DROPPED_ON_CREATE = ("ResourceQuota", "DeviceTaintRule", "Deployment", "ReplicaSet")
 
 
 def _strings(obj: dict, keys: tuple[str, ...], path: Path, errs: Errors) -> None:
