@@ -7,7 +7,8 @@ import json
 from rich.console import Console
 from rich.table import Table
 
-from drasim.cli.render import pod_claims
+from drasim.cli.render import terminal_width, tidy
+from drasim.cli.view import pod_claims
 from drasim.controlplane import ControlPlane
 from drasim.errors import InputError
 from drasim.scheduler.explain import Explanation, explain
@@ -25,7 +26,7 @@ def find_pod(cp: ControlPlane, ref: str) -> dict:
 
 def render_table(cp: ControlPlane, pod: dict, why: Explanation) -> str:
     buf = io.StringIO()
-    console = Console(file=buf, width=170, no_color=True, highlight=False, markup=False)
+    console = Console(file=buf, width=terminal_width(), no_color=True, highlight=False, markup=False)
     md = pod["metadata"]
     node = pod["spec"].get("nodeName")
     claims = {(c["metadata"].get("namespace"), c["metadata"]["name"]): c for c in cp.store.list("ResourceClaim")}
@@ -57,7 +58,7 @@ def render_table(cp: ControlPlane, pod: dict, why: Explanation) -> str:
             t.add_row(v.node, verdict, *[str(v.scores.get(p, "")) for p in plugins],
                       "" if v.total is None else str(v.total))
         console.print(t)
-    return buf.getvalue()
+    return tidy(buf.getvalue())
 
 
 def render_json(cp: ControlPlane, pod: dict, why: Explanation) -> str:

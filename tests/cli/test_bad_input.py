@@ -144,7 +144,8 @@ def test_yaml_values_json_cannot_hold_are_errors(tmp_path, capsys):
 
 
 def test_snapshot_kinds_not_simulated_are_skipped_with_a_warning(tmp_path, capsys):
-    """A `kubectl get all -o yaml` snapshot holds Deployments and Services: skipped, said once, rest simulated."""
+    """A `kubectl get all -o yaml` snapshot holds Deployments and Services: skipped, each one named
+    (file#document, kind, namespace/name), the rest simulated."""
     code, out, err = run(tmp_path, capsys, NODE + """
 ---
 apiVersion: apps/v1
@@ -161,8 +162,10 @@ kind: Service
 metadata: {name: web, namespace: default}
 """)
     assert code == 0
-    assert err.count("warning: apps/v1 Deployment objects are not simulated and were skipped") == 1
-    assert "warning: v1 Service objects are not simulated" in err
+    path = tmp_path / "00.yaml"
+    assert err.splitlines() == [f"warning: {path}#2: apps/v1 Deployment default/web is not simulated; skipped",
+                                f"warning: {path}#3: apps/v1 Deployment default/api is not simulated; skipped",
+                                f"warning: {path}#4: v1 Service default/web is not simulated; skipped"]
     assert [o["kind"] for o in json.loads(out)["items"]] == ["Node"]
 
 
