@@ -178,7 +178,8 @@ def simulate(args: argparse.Namespace) -> int:
             sys.stdout.write(f"State after phase {sim.applied} ({args.phases[sim.applied - 1]}); "
                              f"phase {sim.applied + 1} ({args.phases[sim.applied]}) was not applied:\n\n")
             sys.stdout.write(render.render_table(sim.objects(include_events=True), show=args.show,
-                                                 wide=args.output == "wide", evicted=sim.evicted))
+                                                 wide=args.output == "wide", evicted=sim.evicted,
+                                                 evicted_claims=sim.evicted_claims))
         raise failure
     if args.metrics:   # before any output: a path that cannot be written is the only error
         sim.write_metrics(args.metrics)
@@ -188,7 +189,8 @@ def simulate(args: argparse.Namespace) -> int:
         sys.stdout.write(render.render_yaml(sim.objects(include_events=args.events)))
     else:
         sys.stdout.write(render.render_table(sim.objects(include_events=True), show=args.show,
-                                             wide=args.output == "wide", evicted=sim.evicted))
+                                             wide=args.output == "wide", evicted=sim.evicted,
+                                                 evicted_claims=sim.evicted_claims))
     return 0
 
 

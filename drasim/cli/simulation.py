@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from drasim.api import podclaims
 from drasim.controlplane import ControlPlane, Options
 from drasim.errors import InputError
 from drasim.store import DELETED, WatchEvent
@@ -18,6 +19,7 @@ class Simulation:
         self.cp = ControlPlane(Options(seed=seed))
         self.applied = 0                  # phases applied and settled
         self.evicted: list[dict] = []     # pods the device taint eviction controller deleted, as last seen
+        self.evicted_claims: dict[tuple, dict] = {}   # their claims at that moment (deleted soon after)
         self.cp.store.subscribe(self._watch_pods, kinds=["Pod"])
 
     def _watch_pods(self, ev: WatchEvent) -> None:
@@ -26,6 +28,11 @@ class Simulation:
         conditions = (ev.obj.get("status") or {}).get("conditions") or ()
         if any(c.get("type") == "DisruptionTarget" and c.get("reason") == EVICTION_REASON for c in conditions):
             self.evicted.append(ev.obj)
+            ns = ev.obj["metadata"].get("namespace")
+            for _, name, _ in podclaims.pod_claims(ev.obj):
+                claim = self.cp.store.get("ResourceClaim", ns, name) if name else None
+                if claim is not None:
+                    self.evicted_claims[(ns, name)] = claim
 
     def run(self, phases: list[tuple[str, list]], say: Callable[[str], None] = lambda text: None) -> InputError | None:
         """Apply each phase and settle. A refused phase stops the run: its error is returned, the

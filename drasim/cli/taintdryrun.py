@@ -68,7 +68,7 @@ def _recreated(pod: dict) -> dict:
 
 
 def _devices_of(cp: ControlPlane, pod: dict) -> tuple[str, ...]:
-    from drasim.cli.render import pod_claims
+    from drasim.cli.view import pod_claims
     claims = {(c["metadata"].get("namespace"), c["metadata"]["name"]): c for c in cp.store.list("ResourceClaim")}
     out = []
     for _, claim in pod_claims(pod, claims):

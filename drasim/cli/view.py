@@ -28,13 +28,15 @@ class Cluster:
 
     by_kind: dict[str, list[dict]]
     evicted: list[dict] = field(default_factory=list)     # pods as they were when deleted
+    evicted_claims: dict[tuple, dict] = field(default_factory=dict)   # their claims then
 
     @classmethod
-    def of(cls, objects: list[dict], evicted: list[dict] | None = None) -> "Cluster":
+    def of(cls, objects: list[dict], evicted: list[dict] | None = None,
+           evicted_claims: dict[tuple, dict] | None = None) -> "Cluster":
         by_kind: dict[str, list[dict]] = {}
         for o in objects:
             by_kind.setdefault(o["kind"], []).append(o)
-        return cls(by_kind, list(evicted or ()))
+        return cls(by_kind, list(evicted or ()), dict(evicted_claims or {}))
 
     def kind(self, name: str) -> list[dict]:
         return self.by_kind.get(name, [])
@@ -117,11 +119,12 @@ class PodRow:
 
 def pod_rows(cluster: Cluster) -> list[PodRow]:
     claims = cluster.claims
+    then = {**claims, **cluster.evicted_claims}
     warnings = _warnings_by_pod(cluster.kind("Event"))
     rows = []
     for pod, evicted in [(p, False) for p in cluster.kind("Pod")] + [(p, True) for p in cluster.evicted]:
         node = (pod.get("spec") or {}).get("nodeName") or ""
-        parts = tuple((label, tuple(devices_of(claim))) for label, claim in pod_claims(pod, claims))
+        parts = tuple((label, tuple(devices_of(claim))) for label, claim in pod_claims(pod, then if evicted else claims))
         if evicted:
             phase, reason = EVICTED, evicted_reason(pod)
         elif not node:
