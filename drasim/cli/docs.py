@@ -88,8 +88,11 @@ script never takes a partial state for the answer. The exit status is 1 either w
 
 ## SHELL COMPLETION
 
-`drasim completion bash|zsh|fish` prints a completion script generated from the same parser
-(bash and zsh by shtab, fish by drasim); see `drasim completion --help`.
+`drasim completion bash|zsh|fish` prints a completion script generated from the same parser;
+see `drasim completion --help`. bash and zsh scripts are made by shtab (a pinned dependency):
+they are static, so pressing Tab never starts Python, where argcomplete would import drasim
+on every Tab. shtab has no fish backend, so drasim writes fish's `complete` lines itself from
+the same parser.
 """
 
 

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 
 from drasim.cli.render import terminal_width, tidy
-from drasim.cli.view import pod_claims
+from drasim.cli.view import pending_reason, pod_claims, warnings_by_pod
 from drasim.controlplane import ControlPlane
 from drasim.errors import InputError
 from drasim.scheduler.explain import Explanation, explain
@@ -33,8 +33,9 @@ def render_table(cp: ControlPlane, pod: dict, why: Explanation) -> str:
     if node:
         console.print(f"Pod {md.get('namespace')}/{md['name']} runs on {node} ({pod['status'].get('phase')}).")
     else:
-        cond = next((c for c in pod["status"].get("conditions") or () if c.get("type") == "PodScheduled"), {})
-        console.print(f"Pod {md.get('namespace')}/{md['name']} is Pending: {cond.get('reason', '')}: {cond.get('message', '')}")
+        # The same reason the simulate tables give: condition, else newest Warning Event, else waiting.
+        reason = pending_reason(pod, warnings_by_pod(cp.store.list("Event")))
+        console.print(f"Pod {md.get('namespace')}/{md['name']} is Pending: {reason}")
     for label, claim in pod_claims(pod, claims):
         results = (((claim or {}).get("status") or {}).get("allocation") or {}).get("devices", {}).get("results", [])
         devices = ", ".join(f"{r['driver']}/{r['pool']}/{r['device']}" for r in results) or "(unallocated)"

@@ -71,7 +71,7 @@ def pod_claims(pod: dict, claims: dict) -> list[tuple[str, dict | None]]:
     return out
 
 
-def _warnings_by_pod(events: list[dict]) -> dict[tuple, dict]:
+def warnings_by_pod(events: list[dict]) -> dict[tuple, dict]:
     """The newest Warning Event per pod (namespace, name, uid), by lastTimestamp then creation order."""
     newest: dict[tuple, dict] = {}
     for ev in events:
@@ -120,7 +120,7 @@ class PodRow:
 def pod_rows(cluster: Cluster) -> list[PodRow]:
     claims = cluster.claims
     then = {**claims, **cluster.evicted_claims}
-    warnings = _warnings_by_pod(cluster.kind("Event"))
+    warnings = warnings_by_pod(cluster.kind("Event"))
     rows = []
     for pod, evicted in [(p, False) for p in cluster.kind("Pod")] + [(p, True) for p in cluster.evicted]:
         node = (pod.get("spec") or {}).get("nodeName") or ""

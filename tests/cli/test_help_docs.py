@@ -99,3 +99,13 @@ def test_completion_script_parses(shell, tmp_path):
 def test_positional_phases_become_options_in_place(tokens, want):
     sim = cli_args.subcommands(_parser())["simulate"]
     assert cli_args.phases_as_options(sim, tokens) == want
+
+
+@pytest.mark.skipif(shutil.which("fish") is None, reason="needs fish")
+def test_fish_completion_completes(tmp_path):
+    path = tmp_path / "drasim.fish"
+    path.write_text(completion.script(_parser(), "fish"))
+    r = subprocess.run(["fish", "-c", f"source {path}; complete -C 'drasim si'; complete -C 'drasim simulate -o '"],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    assert [line.split("\t")[0] for line in r.stdout.splitlines()] == ["simulate", "json", "table", "wide", "yaml"]
