@@ -88,8 +88,8 @@ def parse(ap: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
     for i, tok in enumerate(argv):
         if tok.startswith("-") and tok != "-":
             continue        # a top-level option: --version, --help
-        if tok not in commands:
-            break           # let argparse report the bad choice
+        if tok not in commands or i > 0:
+            break           # a bad choice, or options before the command: argparse reports (or acts)
         sp = commands[tok]
         rest = argv[i + 1:]
         if tok in PHASE_COMMANDS:

@@ -150,7 +150,11 @@ def quota(args: argparse.Namespace) -> int:
 def taint_dryrun(args: argparse.Namespace) -> int:
     from drasim.cli import taintdryrun
 
-    rule, result, replacements = taintdryrun.what_if(args.rule, args.cluster, seed=args.seed)
+    from drasim.cli.progress import progress
+
+    with progress() as say:
+        say("simulating the cluster, then the rule as NoExecute")
+        rule, result, replacements = taintdryrun.what_if(args.rule, args.cluster, seed=args.seed)
     render = taintdryrun.render_json if args.output == "json" else taintdryrun.render_table
     sys.stdout.write(render(rule, result, replacements))
     return 0
@@ -229,6 +233,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:                     # Ctrl-C: the shell's status, no traceback
+        print("drasim: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
 
 

@@ -205,3 +205,14 @@ def test_taint_dryrun_cluster_then_rule(capsys):
     assert json.loads(out)["rule"] == "node-1-maintenance"
     assert run(capsys, "taint-dryrun", TAINT_PHASES[2], "--cluster", TAINT_PHASES[0], "-o", "json")[1] == out
 
+
+
+def test_device_view_shows_consumed_capacity_of_a_shared_device(capsys):
+    """One device shared by two claims (DRAConsumableCapacity): a row per claim with what it consumes."""
+    case = Path(__file__).resolve().parents[1] / "conformance" / "cases" / "alloc-consumable-capacity-share"
+    code, out, err = run(capsys, "simulate", *sorted(str(p) for p in case.glob("0*.yaml")), "--show", "devices")
+    assert code == 0, err
+    columns = [column_text(out, "Devices", i) for i in range(5)]
+    shared = [(claim, pods, consumed) for _, dev, claim, pods, consumed in zip(*columns)
+              if dev == "nic.example.com/node-1/nic-0"]
+    assert shared == [("default/bw-a", "default/pod-a", "bandwidth=4"), ("default/bw-b", "default/pod-b", "bandwidth=4")]
