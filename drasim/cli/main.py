@@ -12,6 +12,7 @@ import argparse
 import gc
 import os
 import sys
+import textwrap
 
 from drasim.cli import args as cli_args
 from drasim.cli.help import EXAMPLES, Formatter, version
@@ -179,8 +180,9 @@ def simulate(args: argparse.Namespace) -> int:
     tables = args.output in ("table", "wide")
     if failure is not None:
         if tables and sim.applied:
-            sys.stdout.write(f"State after phase {sim.applied} ({args.phases[sim.applied - 1]}); "
-                             f"phase {sim.applied + 1} ({args.phases[sim.applied]}) was not applied:\n\n")
+            header = (f"State after phase {sim.applied} ({args.phases[sim.applied - 1]}); "
+                      f"phase {sim.applied + 1} ({args.phases[sim.applied]}) was not applied:")
+            sys.stdout.write(textwrap.fill(header, render.terminal_width(), break_on_hyphens=False) + "\n\n")
             sys.stdout.write(render.render_table(sim.objects(include_events=True), show=args.show,
                                                  wide=args.output == "wide", evicted=sim.evicted,
                                                  evicted_claims=sim.evicted_claims))

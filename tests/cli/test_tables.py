@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from drasim.cli import render, view
+from drasim.cli import view
 from drasim.cli.main import main
 from tests.cli import clusters
 
@@ -177,7 +177,9 @@ def test_failing_later_phase_shows_last_good_state(tmp_path, capsys):
     bad = write(tmp_path, "2.yaml", "apiVersion: resource.k8s.io/v1\nkind: DeviceClass\nmetadata: {name: Bad_Name}\n")
     code, out, err = run(capsys, "simulate", good, bad)
     assert code == 1
-    assert out.startswith(f"State after phase 1 ({good}); phase 2 ({bad}) was not applied:\n\nPods\n")
+    header, tables = out.split("\n\n", 1)
+    assert " ".join(header.split()) == f"State after phase 1 ({good}); phase 2 ({bad}) was not applied:"
+    assert tables.startswith("Pods\n")
     assert "│ p-0  │ node-0 │ Running │" in out
     assert err.startswith("error: ") and 'DeviceClass.resource.k8s.io "Bad_Name" is invalid' in err
     for fmt in ("json", "yaml"):
