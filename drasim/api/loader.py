@@ -161,8 +161,12 @@ def _looks_like_json(path: Path, text: str) -> bool:
 def _parse(path: Path, text: str) -> list:
     try:
         if _looks_like_json(path, text):
-            data = json.loads(text)
-            return [data]
+            try:
+                return [json.loads(text)]
+            except json.JSONDecodeError:
+                if path.suffix == ".json":
+                    raise
+                # No suffix said JSON: `{a: 1}` is YAML flow style, as kubectl would read it.
         return list(yamlfast.load_all(text, _YAML_LOADER))
     except json.JSONDecodeError as e:
         raise ManifestError(f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None

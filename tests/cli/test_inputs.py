@@ -171,3 +171,10 @@ def test_folder_is_read_recursively_in_name_order(tmp_path):
         (tmp_path / rel).write_text("")
     assert [p.relative_to(tmp_path).as_posix() for p in manifest_files([tmp_path])] == \
         ["a.yml", "b/1.json", "b/2.yaml", "c.yaml"]
+
+
+def test_stdin_yaml_flow_style_is_not_taken_for_json():
+    """`{a: b}` starts like JSON but is YAML: without a suffix to say JSON, it is read as YAML."""
+    r = drasim("simulate", "-", "-o", "json", input="{apiVersion: v1, kind: Namespace, metadata: {name: flow}}\n")
+    assert r.returncode == 0, r.stderr
+    assert "Namespace/flow" in names(r.stdout)
