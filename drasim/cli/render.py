@@ -58,6 +58,7 @@ def _plural(n: int, word: str) -> str:
 
 
 def _summary(out: Console, cluster: view.Cluster, rows: list[view.PodRow]) -> None:
+    out.print()
     phases = ", ".join(f"{n} {phase}" for phase, n in view.phase_counts(rows))
     claims = cluster.kind("ResourceClaim")
     allocated = sum(1 for c in claims if (c.get("status") or {}).get("allocation"))
@@ -89,6 +90,7 @@ def _pods(out: Console, rows: list[view.PodRow], wide: bool) -> None:
     for r in rows:
         parts = "\n".join(f"{label}: {', '.join(devs) if devs else '(unallocated)'}" for label, devs in r.claims)
         t.add_row(r.namespace, r.name, r.node or "<none>", r.phase, parts, *((r.reason,) if wide else ()))
+    out.print()
     out.print(t)
 
 
@@ -195,16 +197,12 @@ def render_table(objects: list[dict], width: int | None = None, *, show: tuple[s
     chosen = show or default_tables(len(rows))
     buf = io.StringIO()
     out = console(buf, width)
-    first = True
-    for name in TABLES:
+    for name in TABLES:           # each table starts with a blank line; tidy() drops the first
         if name not in chosen:
             continue
-        before = buf.tell()
         if name == "summary":
             _summary(out, cluster, rows)
         elif name == "pods":
-            if not first:
-                out.print()
             _pods(out, rows, wide)
         elif name == "pending":
             _pending(out, rows)
@@ -218,7 +216,6 @@ def render_table(objects: list[dict], width: int | None = None, *, show: tuple[s
             _devices(out, cluster, wide)
         elif name == "rules":
             _rules(out, cluster)
-        first = first and buf.tell() == before
     if show is None and chosen is DEFAULT_LARGE:
         out.print()
         out.print(f"{len(rows)} pods: one row per pod with --show pods,pending,claims "
