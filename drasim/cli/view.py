@@ -180,7 +180,9 @@ def published_devices(cluster: Cluster) -> list[Device]:
             taints = [_taint(t) for t in d.get("taints") or ()]
             taints += [f"{_taint((r.get('spec') or {}).get('taint') or {})} (rule {r['metadata']['name']})"
                        for r in rules if rule_matches_device(r, driver, pool, d.get("name", ""))]
-            out.append(Device(spec.get("nodeName") or "", driver, pool, d.get("name", ""), tuple(taints)))
+            # A slice's nodeName, else the device's own (perDeviceNodeSelection); else not node-local.
+            node = spec.get("nodeName") or d.get("nodeName") or ""
+            out.append(Device(node, driver, pool, d.get("name", ""), tuple(taints)))
     return sorted(out, key=lambda d: (d.node, d.driver, d.pool, d.name))
 
 
