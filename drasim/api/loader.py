@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,24 +118,90 @@ class Document:
     obj: dict
 
 
+STDIN = "-"   # kubectl apply -f -: the manifests come on standard input
+
+
+def _permission_denied(path) -> ManifestError:
+    return ManifestError(f"{path}: permission denied")
+
+
+def _folder_files(folder: Path) -> list[Path]:
+    """Manifest files under a folder, recursively, sorted. A subfolder that cannot be listed is
+    an error: silently skipping it would simulate a different cluster (kubectl apply -R says
+    "permission denied" too). Symlinked folders are not followed, as before (Path.rglob)."""
+    def refuse(err: OSError) -> None:
+        if isinstance(err, PermissionError):
+            raise _permission_denied(err.filename or folder)
+        raise ManifestError(f"{err.filename or folder}: cannot read: {err.strerror or err}")
+
+    out: list[Path] = []
+    for root, dirs, files in os.walk(folder, onerror=refuse):
+        dirs.sort()
+        out.extend(Path(root, f) for f in files if Path(f).suffix in MANIFEST_SUFFIXES and Path(root, f).is_file())
+    return sorted(out)
+
+
 def manifest_files(paths: list[str | Path]) -> list[Path]:
-    """Files named directly, and manifest files of folders (recursively, sorted)."""
+    """Files named directly, and manifest files of folders (recursively, sorted).
+
+    A path named directly is read whatever it is, unless it is a folder: `-` (standard input),
+    /dev/stdin, a FIFO, a process substitution (`<(...)`, a /dev/fd/N pipe) as well as files.
+    """
     out: list[Path] = []
     for p in map(Path, paths):
-        if p.is_dir():
-            out.extend(sorted(f for f in p.rglob("*") if f.is_file() and f.suffix in MANIFEST_SUFFIXES))
-        elif p.is_file():
+        if str(p) == STDIN:
+            out.append(p)
+        elif p.is_dir():
+            if not os.access(p, os.R_OK | os.X_OK):
+                raise _permission_denied(p)
+            out.extend(_folder_files(p))
+        elif p.exists():
             out.append(p)
         else:
             raise ManifestError(f"{p}: no such file or directory")
     return out
 
 
+def _read(path: Path) -> str:
+    """The text of a manifest path, standard input for `-`. Read once, whole: a pipe cannot be re-read."""
+    try:
+        if str(path) == STDIN:
+            data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+        else:
+            with open(path, "rb") as f:
+                data = f.read()
+        return data.decode("utf-8")
+    except PermissionError:
+        raise _permission_denied(path) from None
+    except IsADirectoryError:
+        raise ManifestError(f"{path}: is a directory") from None
+    except UnicodeDecodeError as e:
+        raise ManifestError(f"{path}: cannot read: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except OSError as e:
+        raise ManifestError(f"{path}: cannot read: {e.strerror or e}") from None
+
+
+def source_name(path: Path) -> str:
+    """How documents of a path are named in messages: stdin as kubectl says it."""
+    return "STDIN" if str(path) == STDIN else str(path)
+
+
+def _looks_like_json(path: Path, text: str) -> bool:
+    """JSON by name, or, for a name without a manifest suffix (stdin, a pipe), by its first character."""
+    if path.suffix in MANIFEST_SUFFIXES:
+        return path.suffix == ".json"
+    return text.lstrip()[:1] in ("{", "[")
+
+
 def _parse(path: Path, text: str) -> list:
     try:
-        if path.suffix == ".json":
-            data = json.loads(text)
-            return [data]
+        if _looks_like_json(path, text):
+            try:
+                return [json.loads(text)]
+            except json.JSONDecodeError:
+                if path.suffix == ".json":
+                    raise
+                # No suffix said JSON: `{a: 1}` is YAML flow style, as kubectl would read it.
         return list(yamlfast.load_all(text, _YAML_LOADER))
     except json.JSONDecodeError as e:
         raise ManifestError(f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
@@ -242,17 +310,24 @@ def _as_json(value, path: str, budget: _Budget | None = None, open_: set[int] | 
     raise ManifestError(f"{path}: unsupported value of type {type(value).__name__}")
 
 
+def _skip_note(source: str, obj: dict) -> str:
+    """The warning naming one object that is not simulated: where, kind and namespace/name."""
+    md = obj.get("metadata") if isinstance(obj.get("metadata"), dict) else {}
+    name = md.get("name") or md.get("generateName") or "(no name)"
+    ref = f"{md['namespace']}/{name}" if md.get("namespace") else str(name)
+    return f"{source}: {obj['apiVersion']} {obj['kind']} {ref} is not simulated; skipped"
+
+
 def load_file(path: Path, skipped: list[str] | None = None) -> list[Document]:
-    """Documents of one file. Built-in kinds drasim does not simulate (kinds.NOT_SIMULATED) are
-    left out, and one line per such kind is added to `skipped` when given."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ManifestError(f"{path}: cannot read: {e}") from None
+    """Documents of one file (`-`: standard input). Built-in kinds drasim does not simulate
+    (kinds.NOT_SIMULATED) are left out, and one line per such object, naming it, is added to
+    `skipped` when given."""
+    text = _read(path)
+    where = source_name(path)
     docs: list[Document] = []
     budget = _Budget(text)
-    for number, raw in enumerate(_parse(path, text), start=1):
-        for source, obj in _expand(raw, f"{path}#{number}"):
+    for number, raw in enumerate(_parse(Path(where), text), start=1):
+        for source, obj in _expand(raw, f"{where}#{number}"):
             try:
                 obj = _as_json(obj, "", budget)
             except ManifestError as e:
@@ -261,9 +336,7 @@ def load_file(path: Path, skipped: list[str] | None = None) -> list[Document]:
                 raise ManifestError(f"{source}: exceeded maximum nesting depth") from None
             if _type_key(obj) in kinds.NOT_SIMULATED:
                 if skipped is not None:
-                    note = f"{obj['apiVersion']} {obj['kind']} objects are not simulated and were skipped"
-                    if note not in skipped:
-                        skipped.append(note)
+                    skipped.append(_skip_note(source, obj))
                 continue
             kind = resolve_kind(obj, source)
             docs.append(Document(source, kind, _clean(obj, source)))

@@ -7,7 +7,8 @@ import json
 from rich.console import Console
 from rich.table import Table
 
-from drasim.cli.render import pod_claims
+from drasim.cli.render import terminal_width, tidy
+from drasim.cli.view import pending_reason, pod_claims, warnings_by_pod
 from drasim.controlplane import ControlPlane
 from drasim.errors import InputError
 from drasim.scheduler.explain import Explanation, explain
@@ -25,15 +26,16 @@ def find_pod(cp: ControlPlane, ref: str) -> dict:
 
 def render_table(cp: ControlPlane, pod: dict, why: Explanation) -> str:
     buf = io.StringIO()
-    console = Console(file=buf, width=170, no_color=True, highlight=False, markup=False)
+    console = Console(file=buf, width=terminal_width(), no_color=True, highlight=False, markup=False)
     md = pod["metadata"]
     node = pod["spec"].get("nodeName")
     claims = {(c["metadata"].get("namespace"), c["metadata"]["name"]): c for c in cp.store.list("ResourceClaim")}
     if node:
         console.print(f"Pod {md.get('namespace')}/{md['name']} runs on {node} ({pod['status'].get('phase')}).")
     else:
-        cond = next((c for c in pod["status"].get("conditions") or () if c.get("type") == "PodScheduled"), {})
-        console.print(f"Pod {md.get('namespace')}/{md['name']} is Pending: {cond.get('reason', '')}: {cond.get('message', '')}")
+        # The same reason the simulate tables give: condition, else newest Warning Event, else waiting.
+        reason = pending_reason(pod, warnings_by_pod(cp.store.list("Event")))
+        console.print(f"Pod {md.get('namespace')}/{md['name']} is Pending: {reason}")
     for label, claim in pod_claims(pod, claims):
         results = (((claim or {}).get("status") or {}).get("allocation") or {}).get("devices", {}).get("results", [])
         devices = ", ".join(f"{r['driver']}/{r['pool']}/{r['device']}" for r in results) or "(unallocated)"
@@ -57,7 +59,7 @@ def render_table(cp: ControlPlane, pod: dict, why: Explanation) -> str:
             t.add_row(v.node, verdict, *[str(v.scores.get(p, "")) for p in plugins],
                       "" if v.total is None else str(v.total))
         console.print(t)
-    return buf.getvalue()
+    return tidy(buf.getvalue())
 
 
 def render_json(cp: ControlPlane, pod: dict, why: Explanation) -> str:

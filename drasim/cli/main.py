@@ -1,79 +1,158 @@
 """The `drasim` command line. Thin: parse, call the library, print; user errors are one line.
 
-    drasim simulate PHASE [PHASE ...] [-o table|json|yaml] [--metrics FILE] [--seed N]
+    drasim simulate PHASE [PHASE ...] [-f FILE ...] [-o table|wide|json|yaml] [--show TABLES]
 
-Each PHASE (a file or a folder of manifests) is applied in turn and the
-cluster runs until nothing more happens before the next one.
+Each PHASE (a file, a folder of manifests, or `-` for standard input) is applied in turn and
+the cluster runs until nothing more happens before the next one. Exit status: 0 done, 1 bad
+input (one `error:` line on stderr), 2 bad usage, 130 interrupted (Ctrl-C).
 """
 from __future__ import annotations
 
 import argparse
 import gc
+import os
 import sys
+import textwrap
 
+from drasim.cli import args as cli_args
+from drasim.cli.help import EXAMPLES, Formatter, version
 from drasim.errors import InputError
+
+OUTPUTS = ("table", "wide", "json", "yaml")
+EXIT_INTERRUPTED = 130        # 128 + SIGINT, what shells report for Ctrl-C
+
+
+def _show(value: str) -> tuple[str, ...]:
+    from drasim.cli.render import TABLES
+
+    names = tuple(dict.fromkeys(v.strip() for v in value.split(",") if v.strip()))
+    if "all" in names:
+        return TABLES
+    unknown = [n for n in names if n not in TABLES]
+    if unknown or not names:
+        raise argparse.ArgumentTypeError(f"{', '.join(unknown) or 'nothing'}: choose from {', '.join(TABLES)}, all")
+    return names
+
+
+def _phase_options(p: argparse.ArgumentParser, *, positional: bool) -> None:
+    what = "a manifest file, a folder of them (read recursively), or - for standard input"
+    if positional:
+        p.add_argument("phases_positional", nargs="*", metavar="PHASE",
+                       help=f"{what}; each phase is applied, then the cluster settles")
+        p.add_argument("-f", "--filename", action="append", metavar="FILE",
+                       help="a phase, as kubectl apply -f (repeatable; mixed freely with PHASEs, in order)")
+    else:
+        p.add_argument("--cluster", nargs="+", action=cli_args.Phases, metavar="PHASE",
+                       help=f"the cluster, as phases: {what} (repeatable)")
+        p.add_argument("-f", "--filename", dest="cluster", action=cli_args.Phases, metavar="FILE",
+                       help="one more cluster phase, as kubectl apply -f (repeatable)")
+
+
+def _seed(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--seed", type=int, default=0, metavar="N",
+                   help="seed for generated names, uids and tie-breaks between equal nodes (default 0)")
+
+
+def _sentence(text: str) -> str:
+    return text[0].upper() + text[1:] + ("" if text.endswith(("?", ".")) else ".")
 
 
 def _parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="drasim", description="A simulated Kubernetes v1.37 control plane for DRA.")
-    sub = ap.add_subparsers(dest="command", required=True)
-    sim = sub.add_parser("simulate", help="apply manifests phase by phase and print the settled cluster")
-    sim.add_argument("phases", nargs="+", metavar="PHASE",
-                     help="a manifest file or folder; each one is applied, then the cluster settles")
-    sim.add_argument("-o", "--output", choices=("table", "json", "yaml"), default="table")
-    sim.add_argument("--metrics", metavar="FILE", help="write Prometheus metrics (text format) to FILE")
-    sim.add_argument("--seed", type=int, default=0, help="seed for names, uids and tie-breaks (default 0)")
+    ap = argparse.ArgumentParser(prog="drasim", description="A simulated Kubernetes v1.37 control plane for DRA.",
+                                 epilog=EXAMPLES["drasim"], formatter_class=Formatter)
+    ap.add_argument("--version", action="version", version=f"drasim {version()}",
+                    help="print drasim's version and exit")
+    sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, help_: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help_, description=_sentence(help_),
+                              epilog=EXAMPLES[name], formatter_class=Formatter)
+
+    sim = command("simulate", "apply manifests phase by phase and print the settled cluster")
+    _phase_options(sim, positional=True)
+    sim.add_argument("-o", "--output", choices=OUTPUTS, default="table",
+                     help="table (default), wide (tables with the long columns), json or yaml (a v1 List)")
+    sim.add_argument("--show", type=_show, metavar="TABLES",
+                     help="comma-separated tables: summary, pods, pending, claims, extended, nodes, devices, "
+                          "rules, or all (default: pods, pending, claims, extended, rules; summary, rules "
+                          "above 50 pods)")
+    sim.add_argument("--metrics", metavar="FILE", help="write the DRA metrics (Prometheus text format) to FILE")
     sim.add_argument("--events", action="store_true", help="include Events in json/yaml output")
-    dry = sub.add_parser("taint-dryrun", help="what would a DeviceTaintRule do if its effect was NoExecute?")
-    dry.add_argument("rule", metavar="RULE.yaml", help="a file with one DeviceTaintRule")
-    dry.add_argument("--cluster", nargs="+", required=True, metavar="PHASE",
-                     help="the cluster: manifest files or folders, applied as phases")
-    dry.add_argument("-o", "--output", choices=("table", "json"), default="table")
-    dry.add_argument("--seed", type=int, default=0)
-    ex = sub.add_parser("explain", help="simulate, then show node by node why a pod is (not) placed")
-    ex.add_argument("pod", metavar="[NAMESPACE/]POD")
-    ex.add_argument("--cluster", nargs="+", required=True, metavar="PHASE")
-    ex.add_argument("-o", "--output", choices=("table", "json"), default="table")
-    ex.add_argument("--seed", type=int, default=0)
-    q = sub.add_parser("quota", help="simulate, then show quota usage of DRA devices under its three keys")
-    q.add_argument("phases", nargs="+", metavar="PHASE")
-    q.add_argument("-o", "--output", choices=("table", "json"), default="table")
-    q.add_argument("--seed", type=int, default=0)
-    au = sub.add_parser("audit", help="is this cluster ready to move from device plugins to DRA? (exit 1 on errors)")
-    au.add_argument("snapshot", nargs="+", metavar="SNAPSHOT",
-                    help="manifest files or folders, read as one snapshot (kubectl get … -o yaml output works)")
-    au.add_argument("-o", "--output", choices=("table", "json"), default="table")
-    au.add_argument("--seed", type=int, default=0)
-    le = sub.add_parser("ledger", help="simulate, then show per namespace what its device counts bought in hardware")
-    le.add_argument("phases", nargs="+", metavar="PHASE")
-    le.add_argument("-o", "--output", choices=("table", "json", "csv"), default="table")
-    le.add_argument("--seed", type=int, default=0)
-    inv = sub.add_parser("inventory", help="generate Nodes, ResourceSlices and DeviceClasses as real DRA drivers "
-                                           "publish them, from a node-pool spec")
-    inv.add_argument("pools", metavar="POOLS.yaml", help="node pools (see docs/hardware.md)")
-    inv.add_argument("-o", "--output", choices=("yaml", "json"), default="yaml")
-    pl = sub.add_parser("plan", help="how many nodes of which pool must be added so the pending pods schedule?")
-    pl.add_argument("snapshot", nargs="+", metavar="SNAPSHOT", help="manifest files or folders, read as one snapshot")
+    _seed(sim)
+    dry = command("taint-dryrun", "what would a DeviceTaintRule do if its effect was NoExecute?")
+    dry.add_argument("rule", nargs="?", metavar="RULE.yaml", help="a file with one DeviceTaintRule")
+    _phase_options(dry, positional=False)
+    dry.add_argument("-o", "--output", choices=("table", "json"), default="table", help="table (default) or json")
+    _seed(dry)
+    ex = command("explain", "simulate, then show node by node why a pod is (not) placed")
+    ex.add_argument("pod", nargs="?", metavar="POD", help="the pod: NAME (namespace default) or NAMESPACE/NAME")
+    _phase_options(ex, positional=False)
+    ex.add_argument("-o", "--output", choices=("table", "json"), default="table", help="table (default) or json")
+    _seed(ex)
+    q = command("quota", "simulate, then show quota usage of DRA devices under its three keys")
+    _phase_options(q, positional=True)
+    q.add_argument("-o", "--output", choices=("table", "json"), default="table", help="table (default) or json")
+    _seed(q)
+    au = command("audit", "is this cluster ready to move from device plugins to DRA? (exit 1 on errors)")
+    _phase_options(au, positional=True)
+    au.add_argument("-o", "--output", choices=("table", "json"), default="table", help="table (default) or json")
+    _seed(au)
+    le = command("ledger", "simulate, then show per namespace what its device counts bought in hardware")
+    _phase_options(le, positional=True)
+    le.add_argument("-o", "--output", choices=("table", "json", "csv"), default="table",
+                    help="table (default), json, or csv for chargeback")
+    _seed(le)
+    inv = command("inventory", "generate Nodes, ResourceSlices and DeviceClasses as real DRA drivers publish them")
+    inv.add_argument("pools", metavar="POOLS.yaml", help="the node pools (format: docs/hardware.md)")
+    inv.add_argument("-o", "--output", choices=("yaml", "json"), default="yaml", help="yaml (default) or json (a List)")
+    pl = command("plan", "how many nodes of which pool must be added so the pending pods schedule?")
+    _phase_options(pl, positional=True)
     pl.add_argument("--pool", action="append", required=True, metavar="POOLS.yaml",
-                    help="candidate node pools (drasim inventory's format, with an optional cost per node); repeatable")
-    pl.add_argument("-o", "--output", choices=("table", "json"), default="table")
-    pl.add_argument("--seed", type=int, default=0)
-    from drasim.cli import sweep
-    sweep.add_parser(sub)
-    from drasim.cli import bench, serve
-    bench.add_parser(sub)
-    serve.add_parser(sub)
+                    help="candidate node pools (drasim inventory's format, with an optional cost per node); "
+                         "repeatable")
+    pl.add_argument("-o", "--output", choices=("table", "json"), default="table", help="table (default) or json")
+    _seed(pl)
+    from drasim.cli import serve, sweep
+    sweep.add_arguments(command("sweep", "run many varied simulations of one cluster (local processes or Ray) "
+                                         "and aggregate them"))
+    serve.add_arguments(command("serve", "run the control plane live behind a Kubernetes API (for kubectl "
+                                         "and clients)"))
+    from drasim.cli import bench
+    bench.add_parser(sub, EXAMPLES["bench"], Formatter)
+    comp = command("completion", "print a shell completion script (bash, zsh or fish)")
+    comp.add_argument("shell", choices=("bash", "zsh", "fish"), help="the shell to complete drasim in")
     return ap
 
 
+def _read_phases(phase_paths: list[str], skipped: list[str] | None = None) -> list[list]:
+    """Every phase read before anything runs: a bad file is an error before any state exists."""
+    from drasim.api.loader import STDIN, load_paths
+
+    if phase_paths.count(STDIN) > 1:
+        raise InputError(f"{STDIN}: standard input can be given only once")
+    phases = []
+    for path in phase_paths:
+        phase_skipped: list[str] = []
+        docs = load_paths([path], phase_skipped)
+        if not docs and not phase_skipped:
+            raise InputError(f"{path}: no objects passed to apply")   # kubectl apply's words
+        phases.append(docs)
+        if skipped is not None:
+            skipped.extend(phase_skipped)
+    return phases
+
+
 def _settled(phase_paths: list[str], seed: int):
-    from drasim.api.loader import load_paths
+    from drasim.cli.progress import progress
     from drasim.controlplane import ControlPlane, Options
 
-    phases = [load_paths([p]) for p in phase_paths]
-    cp = ControlPlane(Options(seed=seed))
-    for docs in phases:
-        cp.run_phase(docs)
+    with progress() as say:
+        say("reading manifests")
+        phases = _read_phases(phase_paths)
+        cp = ControlPlane(Options(seed=seed))
+        for i, (path, docs) in enumerate(zip(phase_paths, phases), start=1):
+            say(f"phase {i}/{len(phases)}: {path}")
+            cp.run_phase(docs)
     return cp
 
 
@@ -93,15 +172,68 @@ def quota(args: argparse.Namespace) -> int:
     return 0
 
 
+def taint_dryrun(args: argparse.Namespace) -> int:
+    from drasim.cli import taintdryrun
+
+    from drasim.cli.progress import progress
+
+    with progress() as say:
+        say("simulating the cluster, then the rule as NoExecute")
+        rule, result, replacements = taintdryrun.what_if(args.rule, args.cluster, seed=args.seed)
+    render = taintdryrun.render_json if args.output == "json" else taintdryrun.render_table
+    sys.stdout.write(render(rule, result, replacements))
+    return 0
+
+
+def simulate(args: argparse.Namespace) -> int:
+    """Apply the phases; print the settled cluster. When a later phase is refused, a table shows
+    the state after the last phase that was applied, then the error; json/yaml print nothing
+    (a script must not mistake a partial state for the answer)."""
+    from drasim.cli import render
+    from drasim.cli.progress import progress
+    from drasim.cli.simulation import Simulation
+
+    skipped: list[str] = []
+    with progress() as say:
+        say("reading manifests")
+        phases = _read_phases(args.phases, skipped)
+        for note in dict.fromkeys(skipped):
+            print(f"warning: {note}", file=sys.stderr)
+        sim = Simulation(args.seed)
+        failure = sim.run(list(zip(args.phases, phases)), say)
+    tables = args.output in ("table", "wide")
+    if failure is not None:
+        if tables and sim.applied:
+            header = (f"State after phase {sim.applied} ({args.phases[sim.applied - 1]}); "
+                      f"phase {sim.applied + 1} ({args.phases[sim.applied]}) was not applied:")
+            sys.stdout.write(textwrap.fill(header, render.terminal_width(), break_on_hyphens=False) + "\n\n")
+            sys.stdout.write(render.render_table(sim.objects(include_events=True), show=args.show,
+                                                 wide=args.output == "wide", evicted=sim.evicted,
+                                                 evicted_claims=sim.evicted_claims))
+        raise failure
+    if args.metrics:   # before any output: a path that cannot be written is the only error
+        sim.write_metrics(args.metrics)
+    if args.output == "json":
+        sys.stdout.write(render.render_json(sim.objects(include_events=args.events)))
+    elif args.output == "yaml":
+        sys.stdout.write(render.render_yaml(sim.objects(include_events=args.events)))
+    else:
+        sys.stdout.write(render.render_table(sim.objects(include_events=True), show=args.show,
+                                             wide=args.output == "wide", evicted=sim.evicted,
+                                                 evicted_claims=sim.evicted_claims))
+    return 0
+
+
 def audit(args: argparse.Namespace) -> int:
+    """Exit 1 when an error-level finding exists, so the audit can gate CI."""
     from drasim.api.loader import load_paths
     from drasim.cli import audit as audit_view
     from drasim.controlplane import Options
     from drasim.plan.audit import audit as run_audit
 
     skipped: list[str] = []
-    documents = load_paths(args.snapshot, skipped)
-    for note in skipped:
+    documents = load_paths(args.phases, skipped)
+    for note in dict.fromkeys(skipped):
         print(f"warning: {note}", file=sys.stderr)
     report = run_audit(documents, Options(seed=args.seed))
     render = audit_view.render_json if args.output == "json" else audit_view.render_table
@@ -120,48 +252,42 @@ def ledger(args: argparse.Namespace) -> int:
     return 0
 
 
-def taint_dryrun(args: argparse.Namespace) -> int:
-    from drasim.cli import taintdryrun
+def inventory(args: argparse.Namespace) -> int:
+    from drasim.cli import inventory as inventory_view
 
-    rule, result, replacements = taintdryrun.what_if(args.rule, args.cluster, seed=args.seed)
-    render = taintdryrun.render_json if args.output == "json" else taintdryrun.render_table
-    sys.stdout.write(render(rule, result, replacements))
+    sys.stdout.write(inventory_view.run(args.pools, args.output))
     return 0
 
 
-def simulate(args: argparse.Namespace) -> int:
+def plan(args: argparse.Namespace) -> int:
+    """Exit 1 when some pending pods stay Pending whatever is added."""
     from drasim.api.loader import load_paths
-    from drasim.cli import render
-    from drasim.controlplane import ControlPlane, Options
+    from drasim.cli import plan as plan_view
+    from drasim.controlplane import Options
+    from drasim.plan.scaleout import plan as run_plan
 
-    skipped: list[str] = []
-    phases = []
-    for path in args.phases:   # read everything before running anything
-        phase_skipped: list[str] = []
-        docs = load_paths([path], phase_skipped)
-        if not docs and not phase_skipped:
-            raise InputError(f"{path}: no objects passed to apply")   # kubectl apply's words
-        phases.append(docs)
-        skipped += [note for note in phase_skipped if note not in skipped]
-    for note in skipped:
-        print(f"warning: {note}", file=sys.stderr)
-    cp = ControlPlane(Options(seed=args.seed))
-    for docs in phases:
-        cp.run_phase(docs)
-    if args.metrics:   # before any output: a path that cannot be written is the only error
-        cp.scheduler.export_pending(cp.metrics)
-        try:
-            with open(args.metrics, "w", encoding="utf-8") as f:
-                f.write(cp.metrics.exposition())
-        except OSError as e:
-            raise InputError(f"--metrics {args.metrics}: cannot write: {e.strerror or e}") from None
-    objects = cp.objects(include_events=args.events)
-    if args.output == "json":
-        sys.stdout.write(render.render_json(objects))
-    elif args.output == "yaml":
-        sys.stdout.write(render.render_yaml(objects))
-    else:
-        sys.stdout.write(render.render_table(objects))
+    candidates = plan_view.load_candidates(args.pool)
+    result = run_plan(load_paths(args.phases), candidates, Options(seed=args.seed))
+    sys.stdout.write((plan_view.render_json if args.output == "json" else plan_view.render_table)(result))
+    return 0 if result.best is not None and not result.unservable else 1
+
+
+def sweep(args: argparse.Namespace) -> int:
+    from drasim.cli import sweep as sweep_cmd
+
+    return sweep_cmd.run(args)
+
+
+def serve(args: argparse.Namespace) -> int:
+    from drasim.cli import serve as serve_cmd
+
+    return serve_cmd.run(args)
+
+
+def completion(args: argparse.Namespace) -> int:
+    from drasim.cli.completion import script
+
+    sys.stdout.write(script(_parser(), args.shell))
     return 0
 
 
@@ -171,53 +297,31 @@ def simulate(args: argparse.Namespace) -> int:
 # (docs/PERFORMANCE.md). Collection still happens; only less often.
 GC_THRESHOLDS = (50_000, 20, 20)
 
+COMMANDS = {"simulate": simulate, "taint-dryrun": taint_dryrun, "explain": explain, "quota": quota,
+            "audit": audit, "ledger": ledger, "inventory": inventory, "plan": plan, "sweep": sweep,
+            "serve": serve, "completion": completion}
+
 
 def main(argv: list[str] | None = None) -> int:
     gc.set_threshold(*GC_THRESHOLDS)
-    args = _parser().parse_args(argv)
     try:
-        if args.command == "simulate":
-            return simulate(args)
-        if args.command == "taint-dryrun":
-            return taint_dryrun(args)
-        if args.command == "explain":
-            return explain(args)
-        if args.command == "quota":
-            return quota(args)
-        if args.command == "audit":
-            return audit(args)
-        if args.command == "ledger":
-            return ledger(args)
-        if args.command == "plan":
-            from drasim.api.loader import load_paths
-            from drasim.cli import plan as plan_view
-            from drasim.controlplane import Options
-            from drasim.plan.scaleout import plan as run_plan
-
-            candidates = plan_view.load_candidates(args.pool)
-            result = run_plan(load_paths(args.snapshot), candidates, Options(seed=args.seed))
-            sys.stdout.write((plan_view.render_json if args.output == "json" else plan_view.render_table)(result))
-            return 0 if result.best is not None and not result.unservable else 1   # 1: some pods stay Pending
-        if args.command == "sweep":
-            from drasim.cli import sweep
-            return sweep.run(args)
-        if args.command == "inventory":
-            from drasim.cli import inventory
-            sys.stdout.write(inventory.run(args.pools, args.output))
-            return 0
-        if args.command == "serve":
-            from drasim.cli import serve
-            return serve.run(args)
+        args = cli_args.parse(_parser(), list(sys.argv[1:] if argv is None else argv))
         if args.command == "bench":
             from drasim.cli import bench
             return bench.run(args)
+        return COMMANDS[args.command](args)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     except OSError as exc:
+        if isinstance(exc, BrokenPipeError):      # `drasim simulate … | head`: the reader left
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 1
         print(f"error: {exc}", file=sys.stderr)
         return 1
-    return 2
+    except KeyboardInterrupt:                     # Ctrl-C: the shell's status, no traceback
+        print("drasim: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from rich.console import Console
 from rich.table import Table
 
+from drasim.cli.render import terminal_width, tidy
+
 from drasim.api.extendedresource import implicit_name
 from drasim.controllers import quota
 from drasim.controlplane import ControlPlane
@@ -68,7 +70,7 @@ def _cell(used: str, hard: str | None) -> str:
 
 def render_table(cp: ControlPlane) -> str:
     buf = io.StringIO()
-    console = Console(file=buf, width=180, no_color=True, highlight=False, markup=False)
+    console = Console(file=buf, width=terminal_width(), no_color=True, highlight=False, markup=False)
     table = Table(title="Quota usage of DRA devices (used / hard)", title_justify="left", show_edge=False)
     for col in ("NAMESPACE", "QUOTA", "DEVICECLASS", "EXTENDED NAME", "IMPLICIT NAME", "DEVICES"):
         table.add_column(col, overflow="fold")
@@ -88,7 +90,7 @@ def render_table(cp: ControlPlane) -> str:
                 t.add_row(q["metadata"]["namespace"], q["metadata"]["name"], key, str(used.get(key, "0")), str(limit))
         console.print()
         console.print(t)
-    return buf.getvalue()
+    return tidy(buf.getvalue())
 
 
 def render_json(cp: ControlPlane) -> str:

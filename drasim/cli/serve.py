@@ -23,15 +23,15 @@ HOST = "127.0.0.1"
 SYSTEM_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 
 
-def add_parser(sub) -> None:
-    p = sub.add_parser("serve", help="run the control plane live behind a Kubernetes API (for kubectl and clients)")
+def add_arguments(p) -> None:
     p.add_argument("phases", nargs="*", metavar="PHASE", help="manifests applied in order before serving")
     p.add_argument("--kubeconfig", required=True, metavar="FILE",
                    help="kubeconfig to write (merged into an existing file; context drasim)")
     p.add_argument("--data-dir", metavar="DIR", help="keep the cluster here across restarts (cluster.json)")
     p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
     p.add_argument("--speed", type=float, default=1.0, help="virtual seconds per wall-clock second (default 1)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, metavar="N",
+                   help="seed for generated names, uids and tie-breaks (default 0)")
 
 
 def _load(args) -> list:

@@ -13,15 +13,13 @@ from drasim.plan.sweep import aggregate, load_spec
 from drasim.plan.sweep_runner import run_sweep
 
 
-def add_parser(sub) -> None:
-    sw = sub.add_parser("sweep", help="run many varied simulations of one cluster (local processes or Ray) "
-                                      "and aggregate them")
+def add_arguments(sw) -> None:
     sw.add_argument("spec", metavar="SPEC.yaml", help="the sweep: cluster, workload, pools and the dimensions to vary")
     sw.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
     sw.add_argument("--ray", metavar="ADDRESS", help="run on Ray: 'local' starts a local instance, 'auto' or an "
                                                      "address joins a running cluster")
     sw.add_argument("--results", metavar="DIR", help="keep each scenario's result here; a rerun skips finished ones")
-    sw.add_argument("-o", "--output", choices=("table", "json"), default="table")
+    sw.add_argument("-o", "--output", choices=("table", "json"), default="table", help="table (default) or json")
 
 
 def _fmt(p: dict | None, fmt: str = "{:g}") -> str:

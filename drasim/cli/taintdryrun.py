@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from rich.console import Console
 from rich.table import Table
 
+from drasim.cli.render import terminal_width, tidy
+
 from drasim.api import kinds
 from drasim import admission
 from drasim.api.loader import Document, load_paths
@@ -66,7 +68,7 @@ def _recreated(pod: dict) -> dict:
 
 
 def _devices_of(cp: ControlPlane, pod: dict) -> tuple[str, ...]:
-    from drasim.cli.render import pod_claims
+    from drasim.cli.view import pod_claims
     claims = {(c["metadata"].get("namespace"), c["metadata"]["name"]): c for c in cp.store.list("ResourceClaim")}
     out = []
     for _, claim in pod_claims(pod, claims):
@@ -113,7 +115,7 @@ def what_if(rule_path: str, cluster: list[str], seed: int = 0) -> tuple[dict, Wh
 
 def render_table(rule: dict, result: WhatIf, replacements: list[Replacement]) -> str:
     buf = io.StringIO()
-    console = Console(file=buf, width=160, no_color=True, highlight=False, markup=False)
+    console = Console(file=buf, width=terminal_width(), no_color=True, highlight=False, markup=False)
     effect = ((rule.get("spec") or {}).get("taint") or {}).get("effect")
     console.print(f"DeviceTaintRule {rule['metadata']['name']} (effect {effect}), as if NoExecute:")
     console.print(result.message())
@@ -139,7 +141,7 @@ def render_table(rule: dict, result: WhatIf, replacements: list[Replacement]) ->
         t.add_row(p.pod, "tolerates forever", "", ", ".join(p.claims), "")
     console.print()
     console.print(t)
-    return buf.getvalue()
+    return tidy(buf.getvalue())
 
 
 def render_json(rule: dict, result: WhatIf, replacements: list[Replacement]) -> str:

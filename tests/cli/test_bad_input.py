@@ -147,7 +147,8 @@ def test_yaml_values_json_cannot_hold_are_errors(tmp_path, capsys):
 
 
 def test_snapshot_kinds_not_simulated_are_skipped_with_a_warning(tmp_path, capsys):
-    """A `kubectl get all -o yaml` snapshot holds Services and ConfigMaps: skipped, said once, rest simulated."""
+    """A `kubectl get all -o yaml` snapshot holds ConfigMaps and Services: skipped, each one named
+    (file#document, kind, namespace/name), the rest simulated."""
     code, out, err = run(tmp_path, capsys, NODE + """
 ---
 apiVersion: v1
@@ -164,8 +165,10 @@ kind: Service
 metadata: {name: web, namespace: default}
 """)
     assert code == 0
-    assert err.count("warning: v1 ConfigMap objects are not simulated and were skipped") == 1
-    assert "warning: v1 Service objects are not simulated" in err
+    path = tmp_path / "00.yaml"
+    assert err.splitlines() == [f"warning: {path}#2: v1 ConfigMap default/web is not simulated; skipped",
+                                f"warning: {path}#3: v1 ConfigMap default/api is not simulated; skipped",
+                                f"warning: {path}#4: v1 Service default/web is not simulated; skipped"]
     assert [o["kind"] for o in json.loads(out)["items"] if o["kind"] != "Namespace"] == ["Node"]
 
 
