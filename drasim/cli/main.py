@@ -78,6 +78,7 @@ def _parser() -> argparse.ArgumentParser:
                           "above 50 pods)")
     sim.add_argument("--metrics", metavar="FILE", help="write the DRA metrics (Prometheus text format) to FILE")
     sim.add_argument("--events", action="store_true", help="include Events in json/yaml output")
+    sim.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report (tables and plots) to FILE")
     _seed(sim)
     dry = command("taint-dryrun", "what would a DeviceTaintRule do if its effect was NoExecute?")
     dry.add_argument("rule", nargs="?", metavar="RULE.yaml", help="a file with one DeviceTaintRule")
@@ -96,11 +97,13 @@ def _parser() -> argparse.ArgumentParser:
     au = command("audit", "is this cluster ready to move from device plugins to DRA? (exit 1 on errors)")
     _phase_options(au, positional=True)
     au.add_argument("-o", "--output", choices=("table", "json"), default="table", help="table (default) or json")
+    au.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report (tables and plots) to FILE")
     _seed(au)
     le = command("ledger", "simulate, then show per namespace what its device counts bought in hardware")
     _phase_options(le, positional=True)
     le.add_argument("-o", "--output", choices=("table", "json", "csv"), default="table",
                     help="table (default), json, or csv for chargeback")
+    le.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report (tables and plots) to FILE")
     _seed(le)
     inv = command("inventory", "generate Nodes, ResourceSlices and DeviceClasses as real DRA drivers publish them")
     inv.add_argument("pools", metavar="POOLS.yaml", help="the node pools (format: docs/hardware.md)")
@@ -213,6 +216,8 @@ def simulate(args: argparse.Namespace) -> int:
         raise failure
     if args.metrics:   # before any output: a path that cannot be written is the only error
         sim.write_metrics(args.metrics)
+    if args.html:
+        _write_html(args.html, lambda pages: pages.simulate_page(sim.cp))
     if args.output == "json":
         sys.stdout.write(render.render_json(sim.objects(include_events=args.events)))
     elif args.output == "yaml":
@@ -222,6 +227,13 @@ def simulate(args: argparse.Namespace) -> int:
                                              wide=args.output == "wide", evicted=sim.evicted,
                                                  evicted_claims=sim.evicted_claims))
     return 0
+
+
+def _write_html(path: str, build) -> None:
+    """Build and write one HTML report; plotly is imported only here."""
+    from drasim.report import html, pages
+
+    html.write(build(pages), path)
 
 
 def audit(args: argparse.Namespace) -> int:
@@ -236,6 +248,8 @@ def audit(args: argparse.Namespace) -> int:
     for note in dict.fromkeys(skipped):
         print(f"warning: {note}", file=sys.stderr)
     report = run_audit(documents, Options(seed=args.seed))
+    if args.html:
+        _write_html(args.html, lambda pages: pages.audit_page(report))
     render = audit_view.render_json if args.output == "json" else audit_view.render_table
     sys.stdout.write(render(report))
     return 1 if report.has_errors else 0
@@ -246,6 +260,9 @@ def ledger(args: argparse.Namespace) -> int:
     from drasim.plan.ledger import ledger as build
 
     books = build(_settled(args.phases, args.seed))
+    if args.html:
+        from drasim.plan.ledger import same_count_different_hardware
+        _write_html(args.html, lambda pages: pages.ledger_page(books, same_count_different_hardware(books)))
     render = {"json": ledger_view.render_json, "csv": ledger_view.render_csv}.get(args.output,
                                                                                   ledger_view.render_table)
     sys.stdout.write(render(books))

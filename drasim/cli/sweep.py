@@ -20,6 +20,7 @@ def add_arguments(sw) -> None:
                                                      "address joins a running cluster")
     sw.add_argument("--results", metavar="DIR", help="keep each scenario's result here; a rerun skips finished ones")
     sw.add_argument("-o", "--output", choices=("table", "json"), default="table", help="table (default) or json")
+    sw.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report with plots to FILE")
 
 
 def _fmt(p: dict | None, fmt: str = "{:g}") -> str:
@@ -57,6 +58,9 @@ def run(args) -> int:
     records = run_sweep(spec, workers=args.workers, ray_address=args.ray,
                         results=Path(args.results) if args.results else None, progress=progress)
     rows = aggregate(records)
+    if args.html:
+        from drasim.report import html, pages
+        html.write(pages.sweep_page(rows, records), args.html)
     if args.output == "json":
         sys.stdout.write(json.dumps({"groups": rows, "scenarios": records}, indent=2) + "\n")
     else:
