@@ -104,6 +104,10 @@ def parse(ap: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
             _trailing_positional(ns, "pod", must_not_exist=True)
             if ns.pod is None:
                 sp.error("the following arguments are required: POD")
+        elif tok == "replay":
+            _trailing_positional(ns, "trace", must_not_exist=False)
+            if ns.trace is None:
+                sp.error("the following arguments are required: TRACE")
         elif tok == "taint-dryrun":
             _trailing_positional(ns, "rule", must_not_exist=False)
             if ns.rule is None:

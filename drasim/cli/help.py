@@ -92,6 +92,14 @@ examples:
   drasim plan snapshot/ --pool h100.yaml --pool a100.yaml -o json
 
 Exit status 1 when some pending pods stay Pending whatever is added.""",
+    "replay": """\
+examples:
+  drasim replay examples/timeline/trace.yaml --cluster examples/timeline/cluster.yaml
+  drasim replay trace.csv --cluster snapshot/ --until 168h -o json
+  drasim replay trace.yaml --cluster cluster.yaml --html week.html
+
+Each job's pods get drasim.io/run-for and finish after it (the simulated kubelet), freeing
+their devices.""",
     "sweep": """\
 examples:
   drasim sweep examples/sweep/sweep.yaml --workers 2

@@ -115,6 +115,14 @@ def _parser() -> argparse.ArgumentParser:
                          "repeatable")
     pl.add_argument("-o", "--output", choices=("table", "json"), default="table", help="table (default) or json")
     _seed(pl)
+    rp = command("replay", "replay a trace of pods that arrive and finish on the virtual clock; device-hours, "
+                           "waits, utilisation")
+    rp.add_argument("trace", nargs="?", metavar="TRACE", help="a trace: YAML jobs and events, or CSV (docs/timeline.md)")
+    _phase_options(rp, positional=False)
+    rp.add_argument("--until", metavar="DURATION", help="stop after this much virtual time (Go duration, e.g. 7d is 168h)")
+    rp.add_argument("-o", "--output", choices=("table", "json"), default="table", help="table (default) or json")
+    rp.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report with plots over time")
+    _seed(rp)
     from drasim.cli import serve, sweep
     sweep.add_arguments(command("sweep", "run many varied simulations of one cluster (local processes or Ray) "
                                          "and aggregate them"))
@@ -289,6 +297,12 @@ def plan(args: argparse.Namespace) -> int:
     return 0 if result.best is not None and not result.unservable else 1
 
 
+def replay(args: argparse.Namespace) -> int:
+    from drasim.cli import replay as replay_cmd
+
+    return replay_cmd.run(args)
+
+
 def sweep(args: argparse.Namespace) -> int:
     from drasim.cli import sweep as sweep_cmd
 
@@ -315,7 +329,7 @@ def completion(args: argparse.Namespace) -> int:
 GC_THRESHOLDS = (50_000, 20, 20)
 
 COMMANDS = {"simulate": simulate, "taint-dryrun": taint_dryrun, "explain": explain, "quota": quota,
-            "audit": audit, "ledger": ledger, "inventory": inventory, "plan": plan, "sweep": sweep,
+            "audit": audit, "ledger": ledger, "inventory": inventory, "plan": plan, "replay": replay, "sweep": sweep,
             "serve": serve, "completion": completion}
 
 

@@ -125,3 +125,29 @@ def sweep_page(rows: list[dict], records: list[dict]) -> Page:
         page.heading("Failed scenarios")
         page.table(["SCENARIO", "ERROR"], [[str(r["scenario"]), r["error"]] for r in failed])
     return page
+
+
+def timeline_page(timeline, summary: dict) -> Page:
+    """Pods pending and running, devices allocated over time; device-hours per namespace."""
+    go = _go()
+    page = Page("drasim replay: a timeline")
+    hours = [t / 3600 for t, *_ in timeline.samples]
+    fig = go.Figure([go.Scatter(x=hours, y=[p for _, p, _, _ in timeline.samples], name="pending", line_shape="hv"),
+                     go.Scatter(x=hours, y=[r for _, _, r, _ in timeline.samples], name="running", line_shape="hv")])
+    fig.update_layout(title="Pods over time", xaxis_title="hours", height=360)
+    page.figure(fig)
+    fig = go.Figure([go.Scatter(x=hours, y=[d for *_, d in timeline.samples], name="allocated", line_shape="hv",
+                                fill="tozeroy"),
+                     go.Scatter(x=[0, hours[-1] if hours else 0], y=[timeline.total_devices] * 2, name="published",
+                                line={"dash": "dash"})])
+    fig.update_layout(title=f"Devices allocated (utilisation {summary['utilisation']:.1%})", xaxis_title="hours",
+                      height=360)
+    page.figure(fig)
+    names = list(summary["namespaces"])
+    fig = go.Figure(go.Bar(x=names, y=[summary["namespaces"][n]["deviceHours"] for n in names], marker_color="#6a1b9a"))
+    fig.update_layout(title="Device-hours per namespace", height=320)
+    page.figure(fig)
+    page.table(["NAMESPACE", "PODS", "SCHEDULED", "NEVER SCHEDULED", "EVICTED", "DEVICE-HOURS"],
+               [[n, r["pods"], r["scheduled"], r["neverScheduled"], r["evicted"], r["deviceHours"]]
+                for n, r in summary["namespaces"].items()])
+    return page
