@@ -92,6 +92,12 @@ examples:
   drasim plan snapshot/ --pool h100.yaml --pool a100.yaml -o json
 
 Exit status 1 when some pending pods stay Pending whatever is added.""",
+    "snapshot": """\
+examples:
+  drasim snapshot --kubeconfig ~/.kube/config -o snapshot/
+  drasim snapshot --kubeconfig kc --context prod -o prod/ && drasim audit prod/
+
+Secrets and ConfigMaps are never read.""",
     "replay": """\
 examples:
   drasim replay examples/timeline/trace.yaml --cluster examples/timeline/cluster.yaml

@@ -123,6 +123,10 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("-o", "--output", choices=("table", "json"), default="table", help="table (default) or json")
     rp.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report with plots over time")
     _seed(rp)
+    sn = command("snapshot", "read a live cluster (kubeconfig) into a folder simulate, audit and explain take")
+    sn.add_argument("--kubeconfig", required=True, metavar="FILE", help="the cluster to read")
+    sn.add_argument("--context", metavar="NAME", help="the kubeconfig context (default: its current context)")
+    sn.add_argument("-o", "--output", required=True, metavar="DIR", help="the folder to write (one file per kind)")
     from drasim.cli import serve, sweep
     sweep.add_arguments(command("sweep", "run many varied simulations of one cluster (local processes or Ray) "
                                          "and aggregate them"))
@@ -297,6 +301,14 @@ def plan(args: argparse.Namespace) -> int:
     return 0 if result.best is not None and not result.unservable else 1
 
 
+def snapshot(args: argparse.Namespace) -> int:
+    from drasim.plan.snapshot import take
+
+    counts = take(args.kubeconfig, args.output, args.context)
+    print(", ".join(f"{n} {kind}" for kind, n in counts.items()) + f" written to {args.output}")
+    return 0
+
+
 def replay(args: argparse.Namespace) -> int:
     from drasim.cli import replay as replay_cmd
 
@@ -329,7 +341,7 @@ def completion(args: argparse.Namespace) -> int:
 GC_THRESHOLDS = (50_000, 20, 20)
 
 COMMANDS = {"simulate": simulate, "taint-dryrun": taint_dryrun, "explain": explain, "quota": quota,
-            "audit": audit, "ledger": ledger, "inventory": inventory, "plan": plan, "replay": replay, "sweep": sweep,
+            "audit": audit, "ledger": ledger, "inventory": inventory, "plan": plan, "snapshot": snapshot, "replay": replay, "sweep": sweep,
             "serve": serve, "completion": completion}
 
 
