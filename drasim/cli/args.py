@@ -15,7 +15,7 @@ import os
 
 # Subcommands whose positionals are phases: positional PHASEs are turned into `--filename=PHASE`
 # before parsing so that one list, in command-line order, holds both spellings.
-PHASE_COMMANDS = ("simulate", "quota", "audit", "ledger", "plan")
+PHASE_COMMANDS = ("simulate", "quota", "audit", "ledger", "plan", "migrate")
 
 
 class Phases(argparse.Action):

@@ -92,6 +92,15 @@ examples:
   drasim plan snapshot/ --pool h100.yaml --pool a100.yaml -o json
 
 Exit status 1 when some pending pods stay Pending whatever is added.""",
+    "migrate": """\
+examples:
+  drasim migrate examples/migrate-three-nodes/cluster.yaml --node gpu-1 --node gpu-2 --node gpu-3 \\
+      --driver-slices examples/migrate-three-nodes/driver-slices.yaml --class examples/migrate-three-nodes/class.yaml
+  drasim migrate snapshot/ --plan --driver-slices slices.yaml --class class.yaml
+
+Each node: cordon, drain (--ignore-daemonsets), device plugin removed (capacity 0), the DRA
+driver's slices published, the class created if missing, uncordon. Exit status 1 when a step
+stopped or left pods Pending.""",
     "snapshot": """\
 examples:
   drasim snapshot --kubeconfig ~/.kube/config -o snapshot/

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import json
 import os
 import sys
 import textwrap
@@ -123,6 +124,19 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("-o", "--output", choices=("table", "json"), default="table", help="table (default) or json")
     rp.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report with plots over time")
     _seed(rp)
+    mg = command("migrate", "what-if of the node-by-node move from a device plugin to DRA (cordon, drain, "
+                            "switch, uncordon)")
+    _phase_options(mg, positional=True)
+    mg.add_argument("--node", action="append", default=[], metavar="NODE",
+                    help="a node to migrate, in order (repeatable); with --plan, omitted: all device-plugin nodes")
+    mg.add_argument("--driver-slices", required=True, metavar="FILE",
+                    help="the ResourceSlices the DRA driver publishes on the nodes (matched by spec.nodeName)")
+    mg.add_argument("--class", dest="device_class", metavar="FILE",
+                    help="DeviceClass(es) to create when no class maps the extended resource yet")
+    mg.add_argument("--plan", action="store_true",
+                    help="order all device-plugin nodes into waves that keep every placed pod placed")
+    mg.add_argument("-o", "--output", choices=("table", "json"), default="table", help="table (default) or json")
+    _seed(mg)
     sn = command("snapshot", "read a live cluster (kubeconfig) into a folder simulate, audit and explain take")
     sn.add_argument("--kubeconfig", required=True, metavar="FILE", help="the cluster to read")
     sn.add_argument("--context", metavar="NAME", help="the kubeconfig context (default: its current context)")
@@ -301,6 +315,32 @@ def plan(args: argparse.Namespace) -> int:
     return 0 if result.best is not None and not result.unservable else 1
 
 
+def migrate(args: argparse.Namespace) -> int:
+    """Exit 1 when a step stopped or left pods Pending that were placed before."""
+    from drasim.api.loader import load_paths
+    from drasim.cli import migrate as view
+    from drasim.controlplane import Options
+    from drasim.plan import migrate as mig
+
+    documents = load_paths(args.phases)
+    slices = load_paths([args.driver_slices])
+    classes = load_paths([args.device_class]) if args.device_class else []
+    options = Options(seed=args.seed)
+    if args.plan:
+        waves, stuck = mig.plan_waves(documents, slices, classes, options)
+        if args.output == "json":
+            sys.stdout.write(json.dumps({"waves": waves, "cannotMigrate": stuck}, indent=2) + "\n")
+        else:
+            sys.stdout.write(view.render_waves(waves, stuck))
+        return 1 if stuck else 0
+    if not args.node:
+        raise InputError("migrate: give --node NODE (repeatable), or --plan")
+    result = mig.migrate(documents, args.node, slices, classes, options)
+    sys.stdout.write((view.render_json if args.output == "json" else view.render_table)(result))
+    failed = any(not s.ok or set(s.pending) - set(result.before_pending) for s in result.steps)
+    return 1 if failed else 0
+
+
 def snapshot(args: argparse.Namespace) -> int:
     from drasim.plan.snapshot import take
 
@@ -341,7 +381,7 @@ def completion(args: argparse.Namespace) -> int:
 GC_THRESHOLDS = (50_000, 20, 20)
 
 COMMANDS = {"simulate": simulate, "taint-dryrun": taint_dryrun, "explain": explain, "quota": quota,
-            "audit": audit, "ledger": ledger, "inventory": inventory, "plan": plan, "snapshot": snapshot, "replay": replay, "sweep": sweep,
+            "audit": audit, "ledger": ledger, "inventory": inventory, "plan": plan, "migrate": migrate, "snapshot": snapshot, "replay": replay, "sweep": sweep,
             "serve": serve, "completion": completion}
 
 
