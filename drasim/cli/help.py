@@ -101,6 +101,12 @@ examples:
 Each node: cordon, drain (--ignore-daemonsets), device plugin removed (capacity 0), the DRA
 driver's slices published, the class created if missing, uncordon. Exit status 1 when a step
 stopped or left pods Pending.""",
+    "trace": """\
+examples:
+  drasim trace import --nodes openb_node_list_all_node.csv --pods openb_pod_list_default.csv -o openb/
+  drasim replay openb/trace.yaml --cluster openb/cluster.yaml --until 168h
+
+The CSVs are alibaba/clusterdata's cluster-trace-gpu-v2023 (the openb traces).""",
     "snapshot": """\
 examples:
   drasim snapshot --kubeconfig ~/.kube/config -o snapshot/

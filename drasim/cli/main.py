@@ -137,6 +137,14 @@ def _parser() -> argparse.ArgumentParser:
                     help="order all device-plugin nodes into waves that keep every placed pod placed")
     mg.add_argument("-o", "--output", choices=("table", "json"), default="table", help="table (default) or json")
     _seed(mg)
+    tr = command("trace", "turn a public GPU-cluster trace (Alibaba openb CSVs) into a DRA cluster and a trace")
+    tr.add_argument("action", choices=("import",), help="import: write cluster.yaml and trace.yaml for drasim replay")
+    tr.add_argument("--nodes", required=True, metavar="CSV", help="openb node list (sn,cpu_milli,memory_mib,gpu,model)")
+    tr.add_argument("--pods", required=True, metavar="CSV", help="openb pod list (name,cpu_milli,…,creation_time,…)")
+    tr.add_argument("-o", "--output", required=True, metavar="DIR", help="the folder to write")
+    tr.add_argument("--whole-gpus", choices=("claims", "extended"), default="claims",
+                    help="whole-GPU tasks as ResourceClaims (default) or as the extended resource openb.example.com/gpu")
+    tr.add_argument("--limit", type=int, metavar="N", help="only the first N tasks")
     sn = command("snapshot", "read a live cluster (kubeconfig) into a folder simulate, audit and explain take")
     sn.add_argument("--kubeconfig", required=True, metavar="FILE", help="the cluster to read")
     sn.add_argument("--context", metavar="NAME", help="the kubeconfig context (default: its current context)")
@@ -341,6 +349,15 @@ def migrate(args: argparse.Namespace) -> int:
     return 1 if failed else 0
 
 
+def trace(args: argparse.Namespace) -> int:
+    from drasim.plan.openb import convert
+
+    counts = convert(args.nodes, args.pods, args.output, args.whole_gpus, args.limit)
+    print(f"{counts['nodes']} nodes ({counts['gpuNodes']} with GPUs), {counts['jobs']} jobs, "
+          f"{counts['templates']} claim templates written to {args.output} (cluster.yaml, trace.yaml)")
+    return 0
+
+
 def snapshot(args: argparse.Namespace) -> int:
     from drasim.plan.snapshot import take
 
@@ -381,7 +398,7 @@ def completion(args: argparse.Namespace) -> int:
 GC_THRESHOLDS = (50_000, 20, 20)
 
 COMMANDS = {"simulate": simulate, "taint-dryrun": taint_dryrun, "explain": explain, "quota": quota,
-            "audit": audit, "ledger": ledger, "inventory": inventory, "plan": plan, "migrate": migrate, "snapshot": snapshot, "replay": replay, "sweep": sweep,
+            "audit": audit, "ledger": ledger, "inventory": inventory, "plan": plan, "migrate": migrate, "trace": trace, "snapshot": snapshot, "replay": replay, "sweep": sweep,
             "serve": serve, "completion": completion}
 
 

@@ -93,8 +93,8 @@ def _job(raw: dict, base: Path, where: str) -> Job:
     name = raw.get("name")
     if not isinstance(name, str) or not name:
         raise InputError(f"{where}.name: required")
-    if not isinstance(raw.get("pod"), str):
-        raise InputError(f"{where}.pod: required (a file with one Pod manifest)")
+    if not isinstance(raw.get("pod"), (str, dict)):
+        raise InputError(f"{where}.pod: required (a file with one Pod manifest, or the manifest inline)")
     try:
         count = int(raw.get("count", 1))
         priority = None if raw.get("priority") in (None, "") else int(raw["priority"])
@@ -106,7 +106,7 @@ def _job(raw: dict, base: Path, where: str) -> Job:
     if run_for not in (None, ""):
         _duration(run_for, f"{where}.runFor")
     return Job(name, _duration(raw.get("at", "0s"), f"{where}.at"), str(raw.get("namespace") or "default"),
-               _pod_template(base / raw["pod"], f"{where}.pod"), count,
+               raw["pod"] if isinstance(raw["pod"], dict) else _pod_template(base / raw["pod"], f"{where}.pod"), count,
                None if run_for in (None, "") else str(run_for), priority)
 
 
@@ -122,8 +122,8 @@ def load_trace(path: str) -> Trace:
         for i, row in enumerate(csv.DictReader(io.StringIO(text)), start=2):
             trace.jobs.append(_job({k: v for k, v in row.items() if v not in (None, "")}, base, f"{path}:{i}"))
         return trace
-    try:
-        raw = yaml.safe_load(text)
+    try:   # libyaml when PyYAML has it: imported traces hold thousands of inline pods
+        raw = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except yaml.YAMLError as e:
         raise InputError(f"{path}: invalid YAML: {e}") from None
     if not isinstance(raw, dict) or set(raw) - {"jobs", "events"}:
