@@ -125,3 +125,17 @@ def test_bundled_timeline_example(capsys):
     assert main(["replay", str(ex / "trace.yaml"), "--cluster", str(ex / "cluster.yaml"), "-o", "json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["namespaces"]["team-a"]["neverScheduled"] == 0 and out["namespaces"]["team-b"]["neverScheduled"] == 0
+
+
+def test_bundled_week_on_a_mixed_fleet(capsys):
+    """examples/week: 200 jobs over a week on 12 whole-GPU and 4 MIG nodes; every job finishes
+    within the week plus its run time, MIG slices and whole GPUs are accounted apart."""
+    from pathlib import Path
+    ex = Path(__file__).resolve().parents[2] / "examples" / "week"
+    t = replay([load_paths([ex / "cluster.yaml"])], load_trace(str(ex / "trace.yaml")))
+    s = summary(t)
+    assert sum(ns["pods"] for ns in s["namespaces"].values()) == 200
+    assert sum(ns["neverScheduled"] for ns in s["namespaces"].values()) == 0
+    assert set(s["deviceHoursByClass"]) == {"gpu.nvidia.com", "mig.nvidia.com"}
+    assert s["namespaces"]["team-notebooks"]["deviceHours"] == pytest.approx(s["deviceHoursByClass"]["mig.nvidia.com"])
+    assert all(rec.finished is not None for rec in t.pods.values())
