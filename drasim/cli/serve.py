@@ -3,9 +3,10 @@
     drasim serve [PHASE ...] --kubeconfig FILE [--data-dir DIR] [--port N] [--speed N] [--seed N]
 
 Phases are applied in order before the server starts listening (a bad one is an error
-and nothing is served). Listens on 127.0.0.1 only. SIGINT / SIGTERM stop it cleanly; with
---data-dir the cluster is written to DIR/cluster.json on the way out and loaded from
-there on the next start, before the phases.
+and nothing is served). Listens on 127.0.0.1 only. SIGINT / SIGTERM stop it cleanly. With
+--data-dir every acknowledged write is committed to DIR/drasim.db (SQLite, drasim/store/sqlite.py)
+before the client gets its answer; the next start resumes from it — same objects,
+resourceVersions, uids and virtual clock — before the phases are applied.
 """
 from __future__ import annotations
 
@@ -27,7 +28,8 @@ def add_arguments(p) -> None:
     p.add_argument("phases", nargs="*", metavar="PHASE", help="manifests applied in order before serving")
     p.add_argument("--kubeconfig", required=True, metavar="FILE",
                    help="kubeconfig to write (merged into an existing file; context drasim)")
-    p.add_argument("--data-dir", metavar="DIR", help="keep the cluster here across restarts (cluster.json)")
+    p.add_argument("--data-dir", metavar="DIR",
+                   help="keep the cluster in DIR/drasim.db (SQLite): every write durable, a restart resumes")
     p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
     p.add_argument("--speed", type=float, default=1.0, help="virtual seconds per wall-clock second (default 1)")
     p.add_argument("--seed", type=int, default=0, metavar="N",
@@ -38,8 +40,6 @@ def _load(args) -> list:
     from drasim.api.loader import load_paths
 
     phases = []
-    if args.data_dir and (Path(args.data_dir) / "cluster.json").exists():
-        phases.append(load_paths([Path(args.data_dir) / "cluster.json"]))
     for path in args.phases:
         skipped: list[str] = []
         docs = load_paths([path], skipped)
@@ -51,8 +51,9 @@ def _load(args) -> list:
     return phases
 
 
-def build(phases: list, speed: float, seed: int):
-    """The control plane with system namespaces and the phases applied, live and watched."""
+def build(phases: list, speed: float, seed: int, journal=None):
+    """The control plane with system namespaces and the phases applied, live and watched; with a
+    journal (the data directory), what it kept comes first and every write goes to it."""
     from drasim.controlplane import ControlPlane, Options
     from drasim.server.runtime import LiveControlPlane
     from drasim.server.watch import WatchHub
@@ -61,8 +62,16 @@ def build(phases: list, speed: float, seed: int):
     documents = sum(len(p) for p in phases)
     # Applying a phase moves virtual time one second per document; start that far back so the
     # clock meets the wall clock when serving begins (AGE columns stay true).
-    cp = ControlPlane(Options(seed=seed, start=format_time(time.time() - documents - 1)))
+    kept, revision, clock = journal.load() if journal is not None else ([], 0, None)
+    start = clock if kept and clock is not None else time.time() - documents - 1
+    cp = ControlPlane(Options(seed=seed, start=format_time(start)))
+    if kept:
+        cp.store.restore(kept, revision, seed)
     hub = WatchHub(cp.store)
+    if journal is not None:
+        if not kept:
+            journal.dump(cp.store)
+        journal.attach(cp.store)
     for ns in SYSTEM_NAMESPACES:
         if cp.store.get("Namespace", None, ns) is None:
             cp.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
@@ -107,9 +116,6 @@ async def _serve(args, live, hub) -> int:
     await stop.wait()
     pump.cancel()
     await runner.cleanup()
-    if args.data_dir:
-        from drasim.cli.render import render_json
-        (Path(args.data_dir) / "cluster.json").write_text(render_json(live.cp.objects()), encoding="utf-8")
     print("drasim serve: stopped", flush=True)
     return 0
 
@@ -117,5 +123,9 @@ async def _serve(args, live, hub) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.speed <= 0:
         raise InputError(f"--speed {args.speed:g}: must be greater than 0")
-    live, hub = build(_load(args), args.speed, args.seed)
+    journal = None
+    if args.data_dir:
+        from drasim.store.sqlite import open_data_dir
+        journal = open_data_dir(args.data_dir)
+    live, hub = build(_load(args), args.speed, args.seed, journal)
     return asyncio.run(_serve(args, live, hub))

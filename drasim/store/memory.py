@@ -178,6 +178,25 @@ class MemoryStore:
             self._notify(WatchEvent(DELETED, kind.kind, obj))
         return obj
 
+    def restore(self, objects: list[dict], revision: int, seed: int = 0) -> None:
+        """Put back objects a durable store kept, as they were (resourceVersion, uid), and tell
+        the subscribers as informers would on start: an ADDED event for each. Generated names
+        and uids continue from a generator seeded by the revision, so they do not repeat."""
+        replaced = {}
+        for obj in objects:
+            kind = BY_KIND[obj["kind"]]
+            key = key_of(obj)
+            previous = self._objects[kind.kind].get(key)
+            if previous is not None:   # e.g. a system namespace made at start: the kept one wins
+                replaced[id(obj)] = previous
+            self._put(kind.kind, key, obj)
+        self._revision = max(self._revision, revision)
+        self._rng = random.Random(f"{seed}:{revision}")
+        for obj in objects:
+            old = replaced.get(id(obj))
+            self._notify(WatchEvent(MODIFIED, obj["kind"], obj, old) if old is not None
+                         else WatchEvent(ADDED, obj["kind"], obj))
+
     def _replace(self, kind: Kind, key: Key, new: dict, old: dict) -> dict:
         new["metadata"]["resourceVersion"] = self._next_rv()
         self._put(kind.kind, key, new)
