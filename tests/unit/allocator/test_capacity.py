@@ -166,15 +166,3 @@ def test_counter_cache_follows_allocated_state():
     assert a.allocate(node(), [c], state) is None
     state.remove(first[0])
     assert picks(a.allocate(node(), [c], state)) == [["r0=driver-a/pool-1/a"]]
-
-
-def test_counters_of_a_tainted_device_are_not_returned():
-    """Go quirk: counters taken for a device later rejected by a taint stay taken for this search.
-
-    k8s: allocator_incubating.go allocateDevice checks counters before taints and returns early
-    without deallocating them, so the untainted second device no longer fits.
-    """
-    taint = {"key": "k", "value": "v", "effect": "NoSchedule"}
-    s = counter_slices(device("a", taints=[taint], consumesCounters=[consumes("gpu", mem="8")]), part("b", "8"))
-    assert allocate([claim("c0", request("r0"))], s) is None
-    assert picks(allocate([claim("c0", request("r0"))], counter_slices(part("b", "8")))) == [["r0=driver-a/pool-1/b"]]
