@@ -166,3 +166,14 @@ def test_counter_cache_follows_allocated_state():
     assert a.allocate(node(), [c], state) is None
     state.remove(first[0])
     assert picks(a.allocate(node(), [c], state)) == [["r0=driver-a/pool-1/a"]]
+
+
+@pytest.mark.parametrize(("count", "fits"), [(3, True), (4, False)])
+def test_milli_unit_counters_add_up_exactly(count, fits):
+    """Counter values are exact quantities: three 500m partitions fit into 1500m, four do not;
+    whole and milli values mix (the 1 of `cores` is whole, `mem` is not)."""
+    s = [slice_("s0", sharedCounters=[counters("gpu", mem="1500m", cores="4")], count=2),
+         slice_("s1", *[device(f"p{i}", consumesCounters=[consumes("gpu", mem="500m", cores="1")]) for i in range(4)],
+                count=2)]
+    got = allocate([claim("c0", request("r0", CLASS_A, count))], s)
+    assert (got is not None) is fits
