@@ -345,7 +345,9 @@ class Search:
         return avail
 
     def _take_counters(self, dev: DeviceRec, pool: Pool) -> bool:
-        name = pool.pool  # Go quirk: keyed by pool name alone, first pool of that name wins
+        # Keyed by pool name alone, first pool of that name wins (spec §11.2). Known gap:
+        # kubernetes#140435 keys these caches by driver + pool in v1.37.0 (docs/fidelity-notes.md).
+        name = pool.pool
         avail = self.available.get(name)
         if avail is None:
             avail = self.available[name] = self._available(pool)
