@@ -19,7 +19,8 @@ from drasim.allocator.pools import Pool, gather_pools
 from drasim.allocator.quickfit import decide, simple_needs, usable_count
 from drasim.allocator.requests import ClassRec, PreparedClaim, ReqData, missing_classes, prepare_claim
 from drasim.allocator.result import build_allocation
-from drasim.allocator.search import RESULTS_MAX, Search, Selection
+from drasim.allocator.search import RESULTS_MAX, Search
+from drasim.allocator.selection import Selection
 from drasim.allocator.state import AllocatedState
 from drasim.errors import AllocationError
 

@@ -12,6 +12,13 @@ from fractions import Fraction
 from drasim.api.quantity import Quantity, parse_quantity
 
 
+def counter_value(counter: dict) -> int | Fraction:
+    """A counter's value, as an int when it is whole (counter sums and comparisons then stay
+    in fast int arithmetic; Fraction only for milli-unit values)."""
+    value = parse_quantity(counter.get("value", "0")).value
+    return value.numerator if value.denominator == 1 else value
+
+
 class CapacityRec:
     """One entry of `device.capacity` with its requestPolicy parsed (spec §12)."""
 
@@ -55,7 +62,7 @@ class DeviceRec:
         self.capacity: dict[str, CapacityRec] = {k: CapacityRec(v) for k, v in (raw.get("capacity") or {}).items()}
         self.allow_multi = bool(raw.get("allowMultipleAllocations"))
         self.consumes: list[tuple[str, dict[str, Fraction]]] = [
-            (c.get("counterSet", ""), {n: parse_quantity(v.get("value", "0")).value for n, v in (c.get("counters") or {}).items()})
+            (c.get("counterSet", ""), {n: counter_value(v) for n, v in (c.get("counters") or {}).items()})
             for c in raw.get("consumesCounters") or ()]
         # KEP-5963: per consumed counter set, the declared compatibility groups (None: none), and
         # the snapshot an allocation result records (only the sets with groups; None if no set has any).
@@ -117,7 +124,7 @@ class SliceRec:
         self.per_device = bool(spec.get("perDeviceNodeSelection"))
         self.devices = [DeviceRec(self.driver, self.pool, d) for d in spec.get("devices") or ()]
         self.shared_counters: list[tuple[str, dict[str, Fraction]]] = [
-            (cs.get("name", ""), {n: parse_quantity(v.get("value", "0")).value for n, v in (cs.get("counters") or {}).items()})
+            (cs.get("name", ""), {n: counter_value(v) for n, v in (cs.get("counters") or {}).items()})
             for cs in spec.get("sharedCounters") or ()]
 
     @property

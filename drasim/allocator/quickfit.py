@@ -19,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from drasim.allocator.requests import PreparedClaim
-from drasim.allocator.search import RESULTS_MAX, Selection
+from drasim.allocator.search import RESULTS_MAX
+from drasim.allocator.selection import Selection
 from drasim.allocator.state import AllocatedState
 from drasim.errors import AllocationError
 

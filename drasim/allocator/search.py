@@ -1,12 +1,14 @@
 """The depth-first backtracking search of one Allocate call (spec §6, §8, §11, §12, §15, §16).
 
 k8s: staging/src/k8s.io/dynamic-resource-allocation/structured/internal/incubating/allocator_incubating.go
-(allocateOne, isSelectable, allocateDevice, checkAvailableCounters).
+(allocateOne, allocateDevice, checkAvailableCounters); selectors in selection.py.
 
 The search walks claims, their requests and the devices each request needs, in order; for one
 request each next device is looked for after the previous one (combinations, not permutations).
-The first complete solution wins. Side effects of a tentative pick are undone on backtracking -
-except where Kubernetes does not undo them, which is reproduced on purpose and marked "Go quirk".
+The first complete solution wins. Everything a tentative pick reserves (counters, compatibility
+groups, constraints, the in-use mark, a share's capacity) is released when the pick is rejected
+part-way or undone on backtracking, as in v1.37.0 (kubernetes#140431). Where Kubernetes still
+differs from the obvious design it is reproduced on purpose and marked "Go quirk".
 """
 from __future__ import annotations
 
@@ -17,17 +19,14 @@ from drasim.allocator import compatibility
 from drasim.allocator.capacity import consumed_from_request, request_fits
 from drasim.allocator.features import Features
 from drasim.allocator.model import DeviceRec, SliceRec
-from drasim.allocator.nodeselector import NodeSelectorError, node_matches
 from drasim.allocator.pools import Pool
 from drasim.allocator.requests import PreparedClaim, ReqData
+from drasim.allocator.selection import Selection
 from drasim.allocator.state import AllocatedState
 from drasim.api.devicetaints import prevents_allocation
 from drasim.errors import AllocationError
 
 RESULTS_MAX = 32  # k8s: resourceapi.AllocationResultsMaxSize
-
-_NO_SUCH_KEY_HINT = (". consider using CEL optional chaining (.? followed by orValue()) "
-                     "or guarding the check with has() for optional fields")
 
 
 class MaxSizeExceeded(Exception):
@@ -43,70 +42,11 @@ class Pick:
         self.rd, self.dev, self.slice, self.share_id, self.consumed = rd, dev, slice_, share_id, consumed
 
 
-def enhance_runtime_error(msg: str) -> str:
-    """k8s: dynamic-resource-allocation/cel/errors.go EnhanceRuntimeError (idempotent)."""
-    if "no such key:" in msg and _NO_SUCH_KEY_HINT not in msg:
-        return msg + _NO_SUCH_KEY_HINT
-    return msg
-
-
-class Selection:
-    """Selector evaluation with per-device memo (spec §10): class first, stop at the first false."""
-
-    __slots__ = ("node", "features")
-
-    def __init__(self, node: dict, features: Features) -> None:
-        self.node = node
-        self.features = features
-
-    def is_selectable(self, rd: ReqData, dev: DeviceRec, slice_: SliceRec, label: str) -> bool:
-        if not self.features.device_binding and dev.binding_conditions:
-            return False
-        key = rd.sel_key
-        ok = dev.sel_cache.get(key)
-        if ok is None:
-            ok = (self._all_match(dev, rd.klass.selectors, f"class {rd.klass.name}")
-                  and self._all_match(dev, rd.selectors, f"claim {label}"))
-            dev.sel_cache[key] = ok
-        if ok and slice_.per_device:
-            try:
-                return node_matches(self.node, dev.node_name, dev.all_nodes, dev.node_selector)
-            except NodeSelectorError as exc:
-                raise AllocationError(f"failed to parse node selector: {exc}") from None
-        return ok
-
-    def _all_match(self, dev: DeviceRec, selectors: tuple[str, ...], owner: str) -> bool:
-        for i, expr in enumerate(selectors):
-            if not self._matches(dev, expr, i, owner):
-                return False
-        return True
-
-    @staticmethod
-    def _matches(dev: DeviceRec, expr: str, index: int, owner: str) -> bool:
-        cached = dev.sel_cache.get(expr)
-        if cached is True or cached is False:
-            return cached
-        from drasim.cel import CelCompileError, CelRuntimeError, compile_selector
-        try:
-            selector = compile_selector(expr)
-        except CelCompileError as exc:
-            raise AllocationError(f"{owner}: selector #{index}: CEL compile error: {exc}") from None
-        if cached is None:
-            try:
-                cached = bool(selector.matches(dev.cel_input()))
-            except CelRuntimeError as exc:
-                cached = enhance_runtime_error(str(exc))
-            dev.sel_cache[expr] = cached
-        if isinstance(cached, str):
-            raise AllocationError(f"{owner}: selector #{index} on device {dev.id}: CEL runtime error: {cached}")
-        return cached
-
-
 class Search:
     """State of one Allocate call: what is being allocated, counters and capacity taken so far."""
 
     __slots__ = ("features", "state", "selection", "claims", "requests", "candidates", "share_id", "constraints",
-                 "results", "selected", "allocating", "allocating_capacity", "available", "consumed",
+                 "results", "selected", "allocating", "allocating_capacity", "live_shares", "available", "consumed",
                  "group_baselines", "groups_running")
 
     def __init__(self, features: Features, state: AllocatedState, selection: Selection,
@@ -124,6 +64,7 @@ class Search:
         self.selected: list[list[int]] = [[0] * len(r) for r in requests]
         self.allocating: dict[str, set[int]] = {}           # device id -> claim indices
         self.allocating_capacity: dict[str, dict[str, Fraction]] = {}
+        self.live_shares: dict[str, int] = {}               # device id -> shares picked in this search
         self.available: dict[str, dict[str, dict[str, Fraction]]] = {}  # keyed by pool NAME (Go quirk §11.2)
         self.consumed: dict[str, dict[str, dict[str, Fraction]]] = {}
         # KEP-5963 rolling intersections, keyed by pool NAME like counters (compatibility.py)
@@ -231,7 +172,13 @@ class Search:
 
     def allocate_device(self, ci: int, rd: ReqData, dev: DeviceRec, slice_: SliceRec, pool: Pool,
                         must: bool) -> Callable[[], None] | None:
-        """allocateDevice: availability, counters, taints, constraints; returns an undo function or None."""
+        """allocateDevice: availability, counters, taints, constraints; returns an undo function or None.
+
+        Every rejection after the first reservation, the `must` error and the undo returned for
+        backtracking release exactly what this call reserved, through one rollback (k8s: PR #140431,
+        deviceRollbackState / rollbackDevice, in v1.37.0; before it, rejected candidates kept their
+        counters and a shareable device's undo kept the counters of its first share).
+        """
         features = self.features
         dev_id = dev.id
         multi = features.consumable_capacity and dev.allow_multi
@@ -244,79 +191,94 @@ class Search:
             return None
         if dev.consumes and not features.compatibility_groups and self._skip_for_disabled_groups(dev, pool):
             return None
+        # A shareable device pays its counters once, on its first share (§12.7). Admin access still
+        # reserves counters like any request (kubernetes#140729, open in v1.37).
         skip_counters = multi and (self.state.consumed_capacity(dev_id) is not None or dev_id in self.allocating_capacity)
-        if not skip_counters and dev.consumes and not self._take_counters(dev, pool):
-            return None
-        groups_undo = None
+        counters_taken = not skip_counters and bool(dev.consumes)
+        if counters_taken and not self._take_counters(dev, pool):
+            return None  # _take_counters has already given them back
+        request, subrequest = (rd.parent, rd.name) if rd.parent is not None else (rd.name, "")
+        constraints = self.constraints[ci]
+        results = self.results[ci]
+        # What this call has reserved so far (deviceRollbackState).
+        groups_undo: Callable[[], None] | None = None
+        added = 0           # constraints that accepted the device
+        using: set[int] | None = None
+        consumed = None     # consumption recorded for this share of a shareable device
+        before = -1         # number of results before ours was appended
+
+        def rollback() -> None:
+            for constraint in constraints[:added]:
+                constraint.remove(request, subrequest, dev)
+            if using is not None:
+                using.discard(ci)
+                if not using and self.allocating.get(dev_id) is using:
+                    del self.allocating[dev_id]
+            if consumed is not None:
+                self._remove_capacity(dev_id, consumed)
+            if counters_taken:
+                self._return_counters(dev, pool)
+            if groups_undo is not None:
+                groups_undo()
+            if before >= 0:
+                del results[before:]
+
         if dev.consumes and features.compatibility_groups:
             groups_undo = self._take_groups(dev, pool)
             if groups_undo is None:
+                rollback()
                 return None
-        # Go quirk: counters taken above are not returned when a later check below fails.
         if features.device_taints and dev.taints:
             for taint in dev.taints:
                 if prevents_allocation(taint, rd.tolerations):
-                    if groups_undo is not None:
-                        groups_undo()
+                    rollback()
                     return None
-        request, subrequest = (rd.parent, rd.name) if rd.parent is not None else (rd.name, "")
-        constraints = self.constraints[ci]
-        for i, constraint in enumerate(constraints):
+        for constraint in constraints:
             if not constraint.add(request, subrequest, dev):
+                rollback()
                 if must:
                     raise AllocationError(f"claim {self.claims[ci].label}, request {rd.name}: cannot add device "
                                           f"{dev_id} because a claim constraint would not be satisfied")
-                for earlier in constraints[:i]:
-                    earlier.remove(request, subrequest, dev)
-                if groups_undo is not None:
-                    groups_undo()
                 return None
+            added += 1
         using = self.allocating.setdefault(dev_id, set())
         if not multi:
             using.add(ci)
-        consumed, share = None, None
+        share = None
         if features.consumable_capacity:
             if not self._capacity_fits(rd, dev):
-                return None  # Go quirk: nothing above is rolled back (unreachable for ExactCount)
+                rollback()
+                return None
             if multi:
                 consumed = consumed_from_request(dev, rd.cap_requests)
                 share = self.share_id()
                 self._add_capacity(dev_id, consumed)
-        results = self.results[ci]
         before = len(results)
         results.append(Pick(rd, dev, slice_, share, consumed or None))
-
-        def undo() -> None:
-            for constraint in constraints:
-                constraint.remove(request, subrequest, dev)
-            using.discard(ci)
-            if not using and self.allocating.get(dev_id) is using:
-                del self.allocating[dev_id]
-            if multi:
-                if consumed:  # Go quirk: an empty consumption stays recorded as "capacity in use"
-                    self._remove_capacity(dev_id, consumed)
-            elif features.partitionable_devices and dev.consumes:
-                self._return_counters(dev, pool)
-            if groups_undo is not None:
-                groups_undo()
-            del results[before:]
-        return undo
+        return rollback
 
     # --- capacity and counters bookkeeping ----------------------------------------------------
 
     def _add_capacity(self, dev_id: str, consumed: dict) -> None:
+        """Record one share of a shareable device; an entry, even an empty one, marks the device's
+        capacity as in use, so later shares skip the counter check (deviceCapacityInUse)."""
         agg = self.allocating_capacity.setdefault(dev_id, {})
         for name, q in consumed.items():
             agg[name] = agg.get(name, 0) + q.value
+        self.live_shares[dev_id] = self.live_shares.get(dev_id, 0) + 1
 
     def _remove_capacity(self, dev_id: str, consumed: dict) -> None:
-        agg = self.allocating_capacity.get(dev_id)
-        if agg is None:
-            return
+        """Drop one share; the in-use mark goes with the last share of this search (PR #140431 keeps
+        it while another share still relies on it)."""
+        agg = self.allocating_capacity[dev_id]
         for name, q in consumed.items():
             if name in agg:
                 agg[name] -= q.value
-        if all(v == 0 for v in agg.values()):
+        left = self.live_shares[dev_id] - 1
+        if left:
+            self.live_shares[dev_id] = left
+        else:
+            del self.live_shares[dev_id]
             del self.allocating_capacity[dev_id]
 
     def _group_baseline(self, pool: Pool) -> dict:
@@ -383,7 +345,9 @@ class Search:
         return avail
 
     def _take_counters(self, dev: DeviceRec, pool: Pool) -> bool:
-        name = pool.pool  # Go quirk: keyed by pool name alone, first pool of that name wins
+        # Keyed by pool name alone, first pool of that name wins (spec §11.2). Known gap:
+        # kubernetes#140435 keys these caches by driver + pool in v1.37.0 (docs/fidelity-notes.md).
+        name = pool.pool
         avail = self.available.get(name)
         if avail is None:
             avail = self.available[name] = self._available(pool)

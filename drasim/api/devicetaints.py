@@ -1,8 +1,15 @@
 """Device taints and tolerations: matching rules shared by the allocator and the eviction controller.
 
 k8s: staging/src/k8s.io/dynamic-resource-allocation/resourceclaim/devicetoleration.go (ToleratesTaint),
-     pkg/controller/devicetainteviction/device_taint_eviction.go (ruleMatchesDevice).
+     pkg/controller/devicetainteviction/device_taint_eviction.go (ruleMatchesDevice),
+     staging/src/k8s.io/dynamic-resource-allocation/resourceslice/tracker/tracker.go (applyPatches).
 Spec: ../shared/spec/device-taints.md §4-§5.
+
+Which devices a DeviceTaintRule selects depends on who asks, in v1.37.0: the ResourceSlice
+tracker (what kube-scheduler allocates from) applies a rule *without* deviceSelector to every
+device, while the eviction controller and the rule status match such a rule to no device, as the
+API documents (kubernetes#141620; the tracker changed only after v1.37.0, #141648). So a NoSchedule
+or NoExecute rule without selector blocks every new allocation but never evicts a pod.
 """
 from __future__ import annotations
 
@@ -44,14 +51,32 @@ def prevents_allocation(taint: dict, tolerations: list[dict] | None) -> bool:
 
 
 def rule_matches_device(rule: dict, driver: str, pool: str, device: str) -> bool:
-    """Does a DeviceTaintRule select this device? (§4.3)
+    """Does a DeviceTaintRule select this device for eviction and rule status? (§4.3)
 
     An absent selector matches nothing; a present one matches when each field it
     sets equals the device's; unset fields are wildcards, so `{}` matches all.
+    k8s: device_taint_eviction.go ruleMatchesDevice. The scheduler differs: rule_taints_device.
     """
     selector = (rule.get("spec") or {}).get("deviceSelector")
     if selector is None:
         return False
+    return _selector_matches(selector, driver, pool, device)
+
+
+def rule_taints_device(rule: dict, driver: str, pool: str, device: str) -> bool:
+    """Does the scheduler see this rule's taint on this device? (ResourceSlice tracker, v1.37.0)
+
+    Like rule_matches_device, except that an absent selector selects *every* device: the
+    tracker only filters by the selector's fields when there is a selector.
+    k8s: tracker.go applyPatches (kubernetes#141620).
+    """
+    selector = (rule.get("spec") or {}).get("deviceSelector")
+    if selector is None:
+        return True
+    return _selector_matches(selector, driver, pool, device)
+
+
+def _selector_matches(selector: dict, driver: str, pool: str, device: str) -> bool:
     if selector.get("driver") and selector["driver"] != driver:
         return False
     if selector.get("pool") and selector["pool"] != pool:

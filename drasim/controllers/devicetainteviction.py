@@ -9,6 +9,11 @@ items back on the queue, so run_until_quiet settles every deadline.
 Pods are deleted with the pod's own grace period (no Eviction API, no PDBs);
 what happens to their claims afterwards is the resourceclaim controller's job.
 
+Slices come from the store as drivers published them, and rules are matched with
+ruleMatchesDevice: a rule without deviceSelector selects nothing here (no eviction, zero
+counts in its status), while the scheduler's tracker applies it to every device in v1.37.0
+(api/devicetaints.py rule_taints_device, kubernetes#141620).
+
 k8s: pkg/controller/devicetainteviction/device_taint_eviction.go
 Spec: shared/spec/device-taints.md §7-§9. Pure parts: devicetaintstatus.py.
 """

@@ -236,7 +236,12 @@ def claim_eviction(claim: dict, pools: dict[PoolId, Pool], rules: list[dict]) ->
 
 
 def _evicting_taints(result: dict, pools: dict[PoolId, Pool], rules: list[dict]) -> list[TrackedTaint]:
-    """NoExecute taints of the device's newest slice, then every NoExecute rule selecting it."""
+    """NoExecute taints of the device's newest slice, then every NoExecute rule selecting it.
+
+    The slices are the API's, not the scheduler's patched view; rules are matched here with
+    ruleMatchesDevice, so a rule without deviceSelector never evicts although v1.37.0's scheduler
+    sees its taint on every device (api/devicetaints.py, kubernetes#141620).
+    """
     driver, pool_name, device_name = result["driver"], result["pool"], result["device"]
     out: list[TrackedTaint] = []
     pool = pools.get((driver, pool_name))

@@ -16,7 +16,7 @@ import json
 from dataclasses import dataclass, field
 
 from drasim.allocator import AllocatedState, Allocator, NodeAllocationFailure
-from drasim.api.devicetaints import rule_matches_device
+from drasim.api.devicetaints import rule_taints_device
 from drasim.api.podresources import resource_list
 from drasim.api.nodeselector import node_selector_matches
 from drasim.api.podclaims import RESERVED_FOR_MAX_SIZE, claim_name, is_owned_by, is_reserved_for
@@ -202,7 +202,8 @@ class DynamicResources:
                 self.allocator.set_slice(self._with_rule_taints(s))
 
     def _with_rule_taints(self, slice_: dict) -> dict:
-        """Merge DeviceTaintRule taints into the slice's devices (k8s: resourceslice/tracker)."""
+        """Merge DeviceTaintRule taints into the slice's devices (k8s: resourceslice/tracker applyPatches;
+        a rule without deviceSelector taints every device here, unlike in the eviction controller)."""
         if not self._rules:
             return slice_
         spec = slice_["spec"]
@@ -211,7 +212,7 @@ class DynamicResources:
         patched = None
         for i, device in enumerate(devices):
             extra = [r["spec"]["taint"] for r in self._rules.values()
-                     if rule_matches_device(r, driver, pool, device.get("name"))]
+                     if rule_taints_device(r, driver, pool, device.get("name"))]
             if extra:
                 if patched is None:
                     patched = [dict(d) for d in devices]

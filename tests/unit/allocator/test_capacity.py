@@ -168,13 +168,12 @@ def test_counter_cache_follows_allocated_state():
     assert picks(a.allocate(node(), [c], state)) == [["r0=driver-a/pool-1/a"]]
 
 
-def test_counters_of_a_tainted_device_are_not_returned():
-    """Go quirk: counters taken for a device later rejected by a taint stay taken for this search.
-
-    k8s: allocator_incubating.go allocateDevice checks counters before taints and returns early
-    without deallocating them, so the untainted second device no longer fits.
-    """
-    taint = {"key": "k", "value": "v", "effect": "NoSchedule"}
-    s = counter_slices(device("a", taints=[taint], consumesCounters=[consumes("gpu", mem="8")]), part("b", "8"))
-    assert allocate([claim("c0", request("r0"))], s) is None
-    assert picks(allocate([claim("c0", request("r0"))], counter_slices(part("b", "8")))) == [["r0=driver-a/pool-1/b"]]
+@pytest.mark.parametrize(("count", "fits"), [(3, True), (4, False)])
+def test_milli_unit_counters_add_up_exactly(count, fits):
+    """Counter values are exact quantities: three 500m partitions fit into 1500m, four do not;
+    whole and milli values mix (the 1 of `cores` is whole, `mem` is not)."""
+    s = [slice_("s0", sharedCounters=[counters("gpu", mem="1500m", cores="4")], count=2),
+         slice_("s1", *[device(f"p{i}", consumesCounters=[consumes("gpu", mem="500m", cores="1")]) for i in range(4)],
+                count=2)]
+    got = allocate([claim("c0", request("r0", CLASS_A, count))], s)
+    assert (got is not None) is fits

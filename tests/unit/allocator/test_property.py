@@ -154,3 +154,43 @@ def test_fits_agrees_with_allocate(slice_list, claim_list, taken):
             full = ("error", str(exc))
         if quick is not None:
             assert quick == full
+
+
+def unwound(search) -> bool:
+    """Nothing reserved is left behind: what a failed search must look like (kubernetes#140431)."""
+    counters_back = all(v == 0 for sets in search.consumed.values() for used in sets.values() for v in used.values())
+    constraints_back = all(c.count == 0 for cs in search.constraints for c in cs)
+    return (counters_back and constraints_back and not search.allocating and not search.allocating_capacity
+            and not getattr(search, "live_shares", None) and not any(search.results) and not any(search.groups_running.values()))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(slices(), claims(), st.booleans())
+def test_failed_search_gives_everything_back(slice_list, claim_list, groups):
+    """Every rejection and every undo releases exactly what the pick reserved, so a search that
+    finds no solution (or stops on an error) ends with nothing reserved."""
+    from unittest import mock
+
+    from drasim.allocator import Features, allocator as allocator_module
+    from drasim.allocator.search import Search
+
+    made = []
+
+    class Recording(Search):
+        __slots__ = ()
+
+        def __init__(self, *args, **kwargs) -> None:
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    a = new_allocator(slice_list, [klass(CLASS_A, DRIVER_A), klass(CLASS_B, DRIVER_B)],
+                      Features(compatibility_groups=groups))
+    with mock.patch.object(allocator_module, "Search", Recording):
+        for n in (NODE_1, NODE_2):
+            try:
+                got = a.allocate(node(n), claim_list, AllocatedState())
+            except AllocationError:
+                got = None
+            if got is None and made:
+                assert unwound(made[-1])
+            made.clear()

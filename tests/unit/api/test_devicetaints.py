@@ -2,7 +2,7 @@
 import pytest
 from hypothesis import given, strategies as st
 
-from drasim.api.devicetaints import prevents_allocation, rule_matches_device, tolerated, tolerates
+from drasim.api.devicetaints import prevents_allocation, rule_matches_device, rule_taints_device, tolerated, tolerates
 
 TAINT = {"key": "example.com/maintenance", "value": "firmware", "effect": "NoExecute"}
 
@@ -56,6 +56,25 @@ def rule(selector):
 def test_rule_matches_device(selector, device, want):
     """Set selector fields must equal the device's; unset ones are wildcards; no selector, no match."""
     assert rule_matches_device(rule(selector), *device) is want
+
+
+def test_scheduler_applies_a_rule_without_selector_to_every_device():
+    """v1.37.0's ResourceSlice tracker (applyPatches) only filters when there is a selector, so a
+    rule without deviceSelector taints every device for the scheduler, while the eviction
+    controller's ruleMatchesDevice selects none (kubernetes#141620)."""
+    for no_selector in (rule(...), rule(None)):   # field omitted, or null
+        for device in [("drv", "p", "gpu-0"), ("other", "q", "nic-1")]:
+            assert rule_taints_device(no_selector, *device) is True
+            assert rule_matches_device(no_selector, *device) is False
+
+
+NAMES = st.sampled_from(["drv", "other", "p", "gpu-0"])
+
+
+@given(st.dictionaries(st.sampled_from(["driver", "pool", "device"]), NAMES), NAMES, NAMES, NAMES)
+def test_scheduler_and_controller_agree_when_a_selector_is_given(selector, driver, pool, device):
+    """The two views only differ for an absent selector; `{}` and every other selector match alike."""
+    assert rule_taints_device(rule(selector), driver, pool, device) is rule_matches_device(rule(selector), driver, pool, device)
 
 
 @given(st.dictionaries(st.sampled_from(["key", "operator", "value", "effect"]),
