@@ -65,7 +65,8 @@ class Search:
         self.allocating: dict[str, set[int]] = {}           # device id -> claim indices
         self.allocating_capacity: dict[str, dict[str, Fraction]] = {}
         self.live_shares: dict[str, int] = {}               # device id -> shares picked in this search
-        self.available: dict[str, dict[str, dict[str, Fraction]]] = {}  # keyed by pool NAME (Go quirk §11.2)
+        # Keyed by pool id (driver/pool), as v1.37.0 keys them (kubernetes#140435).
+        self.available: dict[str, dict[str, dict[str, Fraction]]] = {}
         self.consumed: dict[str, dict[str, dict[str, Fraction]]] = {}
         # KEP-5963 rolling intersections, keyed by pool NAME like counters (compatibility.py)
         self.group_baselines: dict[str, dict] = {}
@@ -345,9 +346,9 @@ class Search:
         return avail
 
     def _take_counters(self, dev: DeviceRec, pool: Pool) -> bool:
-        # Keyed by pool name alone, first pool of that name wins (spec §11.2). Known gap:
-        # kubernetes#140435 keys these caches by driver + pool in v1.37.0 (docs/fidelity-notes.md).
-        name = pool.pool
+        # By driver and pool (kubernetes#140435, in v1.37.0; spec §11.2's pool name alone is
+        # the older code): pools of two drivers with the same name keep their own counters.
+        name = pool.id
         avail = self.available.get(name)
         if avail is None:
             avail = self.available[name] = self._available(pool)
@@ -366,7 +367,7 @@ class Search:
         return True
 
     def _return_counters(self, dev: DeviceRec, pool: Pool) -> None:
-        consumed = self.consumed.get(pool.pool) or {}
+        consumed = self.consumed.get(pool.id) or {}
         for set_name, counters in dev.consumes:
             used = consumed.get(set_name)
             if used is None:
