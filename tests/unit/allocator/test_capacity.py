@@ -132,15 +132,16 @@ def test_over_committed_counter_blocks_every_consumer():
     assert picks(got) == [["r0=driver-a/pool-1/plain"]]
 
 
-def test_counters_keyed_by_pool_name_alone():
-    """Two drivers whose pools have the same name share counter bookkeeping (quirk §11.2)."""
+def test_counters_keyed_by_driver_and_pool():
+    """Two drivers whose pools have the same name keep their own counters: v1.37.0 keys them by
+    PoolID (kubernetes#140435; spec §11.2 describes the older pool-name keying)."""
     def pool_slices(driver: str) -> list[dict]:
         return [slice_(f"{driver}-c", sharedCounters=[counters("cs", c="1")], count=2, driver=driver, pool="same"),
                 slice_(f"{driver}-d", device("x", consumesCounters=[consumes("cs", c="1")]), count=2, driver=driver, pool="same")]
     classes = [klass(CLASS_A, DRIVER_A), klass(CLASS_B, DRIVER_B)]
     got = allocate([claim("c0", request("r0", CLASS_A), request("r1", CLASS_B))],
                    pool_slices(DRIVER_A) + pool_slices(DRIVER_B), classes)
-    assert got is None  # each pool alone would fit one device
+    assert picks(got) == [["r0=driver-a/same/x", "r1=driver-b/same/x"]]   # each pool fits its own device
     assert picks(allocate([claim("c0", request("r1", CLASS_B))], pool_slices(DRIVER_A) + pool_slices(DRIVER_B), classes)) \
         == [["r1=driver-b/same/x"]]
 
