@@ -17,6 +17,7 @@ from drasim.api import kinds
 from drasim.api.defaults import apply_defaults
 from drasim.api.fielderrors import forbidden
 from drasim.api.quantity import QUANTITY_FORMAT_ERROR
+from drasim.api.workloaddefaults import prepare_for_create
 from drasim.api.schema import malformed_quantity, unknown_fields
 from drasim.api.validation import DROPPED_ON_CREATE, validate_object
 from drasim.controllers.quotacontroller import admission_error_for
@@ -129,6 +130,7 @@ def prepare(store: MemoryStore, kind: kinds.Kind, obj: dict, old: dict | None, s
         if not md.get("name"):
             md["name"] = store.generate_name(kind, md["generateName"], md.get("namespace") or "")
         md.setdefault("uid", store.new_uid())
+        prepare_for_create(obj)   # k8s: Job/DaemonSet strategy PrepareForCreate (needs the uid)
     errors = validate_object(obj, old) + admin_access_errors(store, kind, obj, pending)
     if errors:
         name = md.get("name") or md.get("generateName") or ""

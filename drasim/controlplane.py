@@ -20,6 +20,7 @@ from drasim.api.loader import Document
 from drasim.controllers.devicetainteviction import DeviceTaintEvictionController
 from drasim.controllers.quotacontroller import QuotaController
 from drasim.controllers.resourceclaim import ResourceClaimController
+from drasim.controllers.workloads import DaemonSetController, JobController, StatefulSetController
 from drasim.errors import InputError, InvalidObject, ManifestError
 from drasim.metrics import Metrics
 from drasim.node.kubelet import Kubelets
@@ -77,9 +78,14 @@ class ControlPlane:
         self.eviction_controller = DeviceTaintEvictionController(self.store, self.clock)
         self.quota_controller = QuotaController(self.store, self.er_cache)
         self.kubelets = Kubelets(self.store)
+        # Workload controllers (apps/v1, batch/v1): their pods go through admission like any create.
+        self.workload_controllers = [StatefulSetController(self.store, self.controller_create),
+                                     DaemonSetController(self.store, self.controller_create),
+                                     JobController(self.store, self.controller_create)]
         # Controllers before the scheduler: a cluster event is acted on (claims created,
         # deallocated) before the next pod is tried, as informers would let them.
-        self.components = [self.claim_controller, self.eviction_controller, self.quota_controller,
+        self.components = [*self.workload_controllers,
+                           self.claim_controller, self.eviction_controller, self.quota_controller,
                            *([self.kubelets] if options.kubelets else []), self.scheduler]
 
     @property
@@ -256,6 +262,14 @@ class ControlPlane:
         if not md.get("name"):
             md["name"] = self.store.generate_name(kind, md["generateName"], md.get("namespace") or "")
         md.setdefault("uid", self.store.new_uid())
+        admission.admit(self.store, self.er_cache, kind, obj, "")
+        return self.store.create(obj, copy=False)
+
+    def controller_create(self, obj: dict) -> dict:
+        """A create by a workload controller (k8s: controller.RealPodControl): the whole write path —
+        defaults, naming, validation, quota admission — as for any client. Raises InputError."""
+        kind = kinds.BY_KIND[obj["kind"]]
+        obj = admission.prepare(self.store, kind, obj, None, "", features=self.options.features)
         admission.admit(self.store, self.er_cache, kind, obj, "")
         return self.store.create(obj, copy=False)
 

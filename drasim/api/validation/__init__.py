@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Callable
 
 from drasim.api.fielderrors import FieldError, Path, invalid
+from drasim.api.validation.apps import validate_daemon_set, validate_job, validate_stateful_set
 from drasim.api.validation.claim import validate_resource_claim, validate_resource_claim_template
 from drasim.api.validation.core import validate_namespace, validate_node, validate_pod, validate_resource_quota
 from drasim.api.validation.resource import validate_device_class, validate_device_taint_rule
@@ -29,6 +30,9 @@ VALIDATORS: dict[str, Validator] = {
     "Node": validate_node,
     "Namespace": validate_namespace,
     "ResourceQuota": validate_resource_quota,
+    "StatefulSet": validate_stateful_set,
+    "DaemonSet": validate_daemon_set,
+    "Job": validate_job,
 }
 
 
@@ -48,6 +52,9 @@ def validate_object(obj: object, old: object = None) -> list[FieldError]:
 __all__ = [
     "DROPPED_ON_CREATE",
     "VALIDATORS",
+    "validate_daemon_set",
+    "validate_job",
+    "validate_stateful_set",
     "validate_device_class",
     "validate_device_taint_rule",
     "validate_namespace",

@@ -1,0 +1,338 @@
+"""The DaemonSet controller of kube-controller-manager.
+
+k8s: pkg/controller/daemon/daemon_controller.go (syncDaemonSet, manage, podsShouldBeOnNode, syncNodes,
+     NodeShouldRunDaemonPod, predicates, NewPod, updateDaemonSetStatus, getUnscheduledPodsWithoutNode),
+     pkg/controller/daemon/util/daemonset_util.go (AddOrUpdateDaemonPodTolerations, CreatePodTemplate,
+     ReplaceDaemonSetPodNodeNameNodeAffinity, GetTargetNodeName, IsPodUpdated), update.go (rollingUpdate).
+
+One pod per node that the pod would be admitted to: node name, the template's nodeSelector and
+required node affinity, and node taints against the template's tolerations plus the ones the
+controller adds (not-ready and unreachable NoExecute; disk-pressure, memory-pressure, pid-pressure,
+unschedulable NoSchedule; network-unavailable NoSchedule for hostNetwork pods). Since v1.12 the pod is
+not bound by the controller: it gets a required node affinity term on `metadata.name` and the default
+scheduler places it, so its resources, claims and quota count like any pod's. Pods are
+`<daemonset>-<5 characters>`, labelled `controller-revision-hash` and `pod-template-generation`.
+
+Deliberate difference, so a run settles: a daemon pod that keeps failing on a node (kubelet
+rejection) is replaced with k8s' doubling backoff from 1 s, but once the delay reaches its 15 min cap
+the controller waits for a node or DaemonSet change instead of retrying forever.
+"""
+from __future__ import annotations
+
+from drasim.api.nodeselector import required_node_affinity
+from drasim.controllers.workloads.podtemplate import (CONTROLLER_REVISION_HASH_LABEL, WorkQueue, available_at,
+                                                      claim_pods, controller_of, create_pod, is_ready,
+                                                      is_terminal, is_terminating, phase, pod_from_template,
+                                                      selector_of, template_hash)
+from drasim.scheduler.plugins.tainttoleration import tolerations_tolerate
+from drasim.store import DELETED, MemoryStore, StoreError, WatchEvent, clone
+from drasim.store.events import NORMAL, WARNING, record_event
+
+COMPONENT = "daemonset-controller"
+TEMPLATE_GENERATION_LABEL = "pod-template-generation"
+TEMPLATE_GENERATION_ANNOTATION = "deprecated.daemonset.template.generation"
+_BACKOFF_START, _BACKOFF_MAX = 1.0, 15 * 60.0   # k8s: failedPodsBackoff (1 s doubling, 15 min cap)
+
+# k8s: AddOrUpdateDaemonPodTolerations, in its order.
+DAEMON_TOLERATIONS = (
+    {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute"},
+    {"key": "node.kubernetes.io/unreachable", "operator": "Exists", "effect": "NoExecute"},
+    {"key": "node.kubernetes.io/disk-pressure", "operator": "Exists", "effect": "NoSchedule"},
+    {"key": "node.kubernetes.io/memory-pressure", "operator": "Exists", "effect": "NoSchedule"},
+    {"key": "node.kubernetes.io/pid-pressure", "operator": "Exists", "effect": "NoSchedule"},
+    {"key": "node.kubernetes.io/unschedulable", "operator": "Exists", "effect": "NoSchedule"},
+)
+HOST_NETWORK_TOLERATION = {"key": "node.kubernetes.io/network-unavailable", "operator": "Exists",
+                           "effect": "NoSchedule"}
+
+
+def add_daemon_tolerations(spec: dict) -> None:
+    """k8s: AddOrUpdateDaemonPodTolerations via AddOrUpdateTolerationInPodSpec: a toleration with the
+    same key, operator, value and effect is replaced, otherwise the new one is appended."""
+    wanted = list(DAEMON_TOLERATIONS) + ([HOST_NETWORK_TOLERATION] if spec.get("hostNetwork") else [])
+    tolerations = [t for t in spec.get("tolerations") or () if isinstance(t, dict)]
+    for new in wanted:
+        for i, old in enumerate(tolerations):
+            if all((old.get(k) or "") == (new.get(k) or "") for k in ("key", "operator", "value", "effect")):
+                tolerations[i] = dict(new)
+                break
+        else:
+            tolerations.append(dict(new))
+    spec["tolerations"] = tolerations
+
+
+def node_name_affinity(affinity: dict | None, node_name: str) -> dict:
+    """k8s: ReplaceDaemonSetPodNodeNameNodeAffinity: the required node selector becomes one term,
+    `metadata.name In [node]` (preferred terms and pod (anti-)affinity are kept)."""
+    affinity = clone(affinity) if isinstance(affinity, dict) else {}
+    node_affinity = affinity.setdefault("nodeAffinity", {})
+    node_affinity["requiredDuringSchedulingIgnoredDuringExecution"] = {"nodeSelectorTerms": [
+        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": [node_name]}]}]}
+    return affinity
+
+
+def target_node(pod: dict) -> str | None:
+    """k8s: GetTargetNodeName: spec.nodeName, or the node of the metadata.name affinity term."""
+    spec = pod.get("spec") or {}
+    if spec.get("nodeName"):
+        return spec["nodeName"]
+    required = (((spec.get("affinity") or {}).get("nodeAffinity") or {})
+                .get("requiredDuringSchedulingIgnoredDuringExecution") or {})
+    for term in required.get("nodeSelectorTerms") or ():
+        for expr in (term or {}).get("matchFields") or ():
+            if expr.get("key") == "metadata.name" and expr.get("operator") == "In":
+                values = expr.get("values") or []
+                return values[0] if len(values) == 1 else None
+    return None
+
+
+def daemon_pod_spec(ds: dict, node_name: str) -> dict:
+    """k8s: NewPod: the template's spec on the node, with the daemon tolerations."""
+    spec = clone(((ds.get("spec") or {}).get("template") or {}).get("spec") or {})
+    spec["nodeName"] = node_name
+    add_daemon_tolerations(spec)
+    return spec
+
+
+def should_run(node: dict, ds: dict) -> tuple[bool, bool]:
+    """k8s: NodeShouldRunDaemonPod: (shouldRun, shouldContinueRunning)."""
+    template_node = (((ds.get("spec") or {}).get("template") or {}).get("spec") or {}).get("nodeName")
+    name = node["metadata"]["name"]
+    if template_node and template_node != name:
+        return False, False
+    spec = daemon_pod_spec(ds, name)
+    if not required_node_affinity({"spec": spec}).matches(node):
+        return False, False
+    taints = [t for t in (node.get("spec") or {}).get("taints") or () if isinstance(t, dict)]
+    tolerations = spec["tolerations"]
+    untolerated = [t for t in taints if t.get("effect") in ("NoSchedule", "NoExecute")
+                   and not tolerations_tolerate(tolerations, t)]
+    if untolerated:
+        return False, not any(t.get("effect") == "NoExecute" for t in untolerated)
+    return True, True
+
+
+def _created_order(pod: dict) -> tuple:
+    """k8s: podByCreationTimestampAndPhase: scheduled first, then oldest, then by name."""
+    return (not (pod.get("spec") or {}).get("nodeName"), pod["metadata"].get("creationTimestamp") or "",
+            pod["metadata"]["name"])
+
+
+class DaemonSetController:
+    name = "daemonset-controller"
+
+    def __init__(self, store: MemoryStore, create) -> None:
+        self.store = store
+        self._create = create   # ControlPlane.controller_create: defaults, validation, quota
+        self.queue = WorkQueue()
+        self._blocked: set[tuple[str, str]] = set()
+        self._backoff: dict[tuple[str, str], tuple[float, float]] = {}   # (ds uid, node) -> (delay, next try)
+        store.subscribe(self._on_event, kinds=("DaemonSet", "Pod", "Node", "ResourceQuota"))
+
+    def _on_event(self, ev: WatchEvent) -> None:
+        md = ev.obj["metadata"]
+        ns = md.get("namespace") or ""
+        if ev.kind == "DaemonSet":
+            if ev.type != DELETED:
+                self.queue.add(ns, md["name"])
+        elif ev.kind == "Node":
+            # k8s: addNode/updateNode/deleteNode enqueue the sets whose answer may change
+            for ds in self.store.list("DaemonSet"):
+                self.queue.add(ds["metadata"].get("namespace") or "", ds["metadata"]["name"])
+        elif ev.kind == "ResourceQuota":
+            for key in sorted(k for k in self._blocked if k[0] == ns):
+                self._blocked.discard(key)
+                self.queue.add(*key)
+        else:
+            for obj in (ev.old, ev.obj):
+                if obj is None:
+                    continue
+                ref = controller_of(obj)
+                if ref is not None:
+                    if ref.get("kind") == "DaemonSet" and ref.get("apiVersion", "").startswith("apps/"):
+                        self.queue.add(ns, ref.get("name"))
+                    continue
+                labels = obj["metadata"].get("labels") or {}
+                for ds in self.store.list("DaemonSet", ns):
+                    sel = selector_of(ds)
+                    if sel is not None and not sel.empty and sel.matches(labels):
+                        self.queue.add(ns, ds["metadata"]["name"])
+
+    def has_work(self) -> bool:
+        return bool(self.queue)
+
+    def run_once(self) -> None:
+        ns, name = self.queue.pop()
+        ds = self.store.get("DaemonSet", ns, name)
+        if ds is not None:
+            self.sync(ds)
+
+    # -- sync ------------------------------------------------------------------------------------------
+    def sync(self, ds: dict) -> None:
+        sel = selector_of(ds)
+        if sel is None or sel.empty:
+            record_event(self.store, ds, WARNING, "SelectingAll",
+                         "This daemon set is selecting all pods. A non-empty selector is required.", COMPONENT)
+            return
+        if ds["metadata"].get("deletionTimestamp"):
+            return
+        hash_ = template_hash((ds.get("spec") or {}).get("template") or {})
+        nodes = sorted(self.store.list("Node"), key=lambda n: n["metadata"]["name"])
+        by_node = self._pods_by_node(ds)
+        to_create: list[str] = []
+        to_delete: list[dict] = []
+        for node in nodes:
+            create, delete = self._pods_should_be_on_node(ds, node, by_node.get(node["metadata"]["name"], []))
+            to_create += create
+            to_delete += delete
+        known = {n["metadata"]["name"] for n in nodes}
+        for node_name, pods in sorted(by_node.items()):   # k8s: getUnscheduledPodsWithoutNode
+            if node_name not in known:
+                to_delete += [p for p in pods if not (p.get("spec") or {}).get("nodeName")]
+        self._sync_nodes(ds, to_delete, to_create, hash_)
+        self._write_status(ds, nodes, hash_)
+
+    def _pods_by_node(self, ds: dict) -> dict[str, list[dict]]:
+        """k8s: getNodesToDaemonPods (terminal pods being deleted are left out)."""
+        out: dict[str, list[dict]] = {}
+        for pod in claim_pods(self.store, ds):
+            if is_terminal(pod) and is_terminating(pod):
+                continue
+            node = target_node(pod)
+            if node:
+                out.setdefault(node, []).append(pod)
+        return out
+
+    def _pods_should_be_on_node(self, ds: dict, node: dict, pods: list[dict]) -> tuple[list[str], list[dict]]:
+        """k8s: podsShouldBeOnNode (surge is not modelled: at most one running pod per node)."""
+        run, keep = should_run(node, ds)
+        name = node["metadata"]["name"]
+        if run and not pods:
+            return [name], []
+        if keep:
+            running: list[dict] = []
+            delete: list[dict] = []
+            for pod in pods:
+                if is_terminating(pod):
+                    continue
+                if phase(pod) == "Failed":
+                    if self._in_backoff(ds, name):
+                        continue
+                    record_event(self.store, ds, WARNING, "FailedDaemonPod",
+                                 f"Found failed daemon pod {pod['metadata'].get('namespace')}/{pod['metadata']['name']}"
+                                 f" on node {name}, will try to kill it", COMPONENT)
+                    delete.append(pod)
+                elif phase(pod) == "Succeeded":
+                    record_event(self.store, ds, NORMAL, "SucceededDaemonPod",
+                                 f"Found succeeded daemon pod {pod['metadata'].get('namespace')}/"
+                                 f"{pod['metadata']['name']} on node {name}, will try to delete it", COMPONENT)
+                    delete.append(pod)
+                else:
+                    running.append(pod)
+            running.sort(key=_created_order)
+            return [], delete + running[1:]
+        return [], [p for p in pods if not is_terminating(p)]
+
+    def _in_backoff(self, ds: dict, node: str) -> bool:
+        key = (ds["metadata"]["uid"], node)
+        now = self.store.clock.now
+        delay, next_try = self._backoff.get(key, (0.0, 0.0))
+        if now < next_try:
+            return True
+        if delay >= _BACKOFF_MAX:
+            return True   # see the module docstring: wait for a change instead of retrying forever
+        delay = _BACKOFF_START if delay == 0 else min(2 * delay, _BACKOFF_MAX)
+        self._backoff[key] = (delay, now + delay)
+        ns, name = ds["metadata"].get("namespace") or "", ds["metadata"]["name"]
+        self.store.clock.call_at(now + delay, lambda: self.queue.add(ns, name))
+        return False
+
+    def _sync_nodes(self, ds: dict, to_delete: list[dict], nodes: list[str], hash_: str) -> None:
+        """k8s: syncNodes: creates in slow-start batches (a failure skips the rest), then deletes."""
+        template = self._pod_template(ds, hash_)
+        done, batch = 0, 1
+        while done < len(nodes):
+            size = min(batch, len(nodes) - done)
+            results = [self._create_on(ds, template, node) for node in nodes[done:done + size]]
+            done += size
+            if not all(results):
+                break
+            batch = 2 * size
+        for pod in to_delete:
+            md = pod["metadata"]
+            try:
+                self.store.delete("Pod", md.get("namespace"), md["name"], uid=md.get("uid"))
+            except StoreError:
+                continue
+            record_event(self.store, ds, NORMAL, "SuccessfulDelete", f"Deleted pod: {md['name']}", COMPONENT)
+
+    @staticmethod
+    def _pod_template(ds: dict, hash_: str) -> dict:
+        """k8s: CreatePodTemplate: daemon tolerations, pod-template-generation and hash labels."""
+        template = clone((ds.get("spec") or {}).get("template") or {})
+        spec = template.setdefault("spec", {})
+        add_daemon_tolerations(spec)
+        labels = template.setdefault("metadata", {}).setdefault("labels", {})
+        generation = (ds["metadata"].get("annotations") or {}).get(TEMPLATE_GENERATION_ANNOTATION)
+        if generation is not None:
+            labels[TEMPLATE_GENERATION_LABEL] = str(generation)
+        labels[CONTROLLER_REVISION_HASH_LABEL] = hash_
+        return template
+
+    def _create_on(self, ds: dict, template: dict, node_name: str) -> bool:
+        pod = pod_from_template(template, ds)
+        pod["spec"]["affinity"] = node_name_affinity(pod["spec"].get("affinity"), node_name)
+        created, error = create_pod(self._create, pod)
+        if created is None:
+            md = ds["metadata"]
+            self._blocked.add((md.get("namespace") or "", md["name"]))
+            record_event(self.store, ds, WARNING, "FailedCreate", f"Error creating: {error}", COMPONENT)
+            return False
+        record_event(self.store, ds, NORMAL, "SuccessfulCreate", f"Created pod: {created['metadata']['name']}",
+                     COMPONENT)
+        return True
+
+    def _write_status(self, ds: dict, nodes: list[dict], hash_: str) -> None:
+        """k8s: updateDaemonSetStatus / storeDaemonSetStatus."""
+        ds = self.store.get("DaemonSet", ds["metadata"].get("namespace"), ds["metadata"]["name"]) or ds
+        by_node = self._pods_by_node(ds)
+        min_ready = int((ds.get("spec") or {}).get("minReadySeconds") or 0)
+        generation = (ds["metadata"].get("annotations") or {}).get(TEMPLATE_GENERATION_ANNOTATION)
+        desired = current = misscheduled = ready = updated = available = 0
+        now = self.store.clock.now
+        for node in nodes:
+            run, _ = should_run(node, ds)
+            pods = sorted(by_node.get(node["metadata"]["name"], []), key=_created_order)
+            if not run:
+                misscheduled += bool(pods)
+                continue
+            desired += 1
+            if not pods:
+                continue
+            current += 1
+            pod = pods[0]
+            if is_ready(pod):
+                ready += 1
+                when = available_at(pod, min_ready)
+                if when is not None and when <= now:
+                    available += 1
+                elif when is not None:
+                    ns, name = ds["metadata"].get("namespace") or "", ds["metadata"]["name"]
+                    self.store.clock.call_at(when, lambda: self.queue.add(ns, name))
+            labels = pod["metadata"].get("labels") or {}
+            if labels.get(CONTROLLER_REVISION_HASH_LABEL) == hash_ or (
+                    generation is not None and labels.get(TEMPLATE_GENERATION_LABEL) == str(generation)):
+                updated += 1
+        status = {"currentNumberScheduled": current, "numberMisscheduled": misscheduled,
+                  "desiredNumberScheduled": desired, "numberReady": ready,
+                  "observedGeneration": ds["metadata"].get("generation", 1)}
+        for key, value in (("updatedNumberScheduled", updated), ("numberAvailable", available),
+                           ("numberUnavailable", desired - available)):
+            if value:   # omitempty in apps/v1
+                status[key] = value
+        if ds.get("status") != status:
+            self.store.update_status(dict(ds, status=status), copy=False)
+
+
+__all__ = ["DAEMON_TOLERATIONS", "DaemonSetController", "add_daemon_tolerations", "node_name_affinity",
+           "should_run", "target_node"]
