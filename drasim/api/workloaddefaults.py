@@ -134,7 +134,9 @@ DAEMONSET_TEMPLATE_GENERATION_ANNOTATION = "deprecated.daemonset.template.genera
 
 def prepare_for_create(obj: dict) -> None:
     """The strategies' PrepareForCreate steps that need the object's uid: a Job's generated selector;
-    a DaemonSet's templateGeneration 1 (apps/v1 keeps it in an annotation)."""
+    a DaemonSet's templateGeneration 1 (apps/v1 keeps it in an annotation). Also run on an update:
+    `kubectl apply` keeps these server-set fields (they are not in the applied configuration), and
+    filling them in again gives the same values."""
     if obj.get("kind") == "Job":
         generate_job_selector(obj)
     elif obj.get("kind") == "DaemonSet" and isinstance(obj.get("metadata"), dict):

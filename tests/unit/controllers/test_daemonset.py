@@ -1,0 +1,127 @@
+"""DaemonSet controller: eligibility (selector, affinity, taints with the default tolerations), placement
+through the scheduler, new nodes, status."""
+from __future__ import annotations
+
+import pytest
+
+from drasim.controllers.workloads.daemonset import (DAEMON_TOLERATIONS, add_daemon_tolerations,
+                                                    node_name_affinity, should_run, target_node)
+from workloadkit import control_plane, daemon_set, docs, events, node, pods, quota
+
+GPU = {"nvidia.com/gpu.present": "true"}
+
+
+def taint(key, effect, value=None):
+    t = {"key": key, "effect": effect}
+    if value is not None:
+        t["value"] = value
+    return t
+
+
+def test_default_tolerations_are_kubernetes_list_in_order():
+    spec = {}
+    add_daemon_tolerations(spec)
+    assert [(t["key"], t["effect"]) for t in spec["tolerations"]] == [
+        ("node.kubernetes.io/not-ready", "NoExecute"), ("node.kubernetes.io/unreachable", "NoExecute"),
+        ("node.kubernetes.io/disk-pressure", "NoSchedule"), ("node.kubernetes.io/memory-pressure", "NoSchedule"),
+        ("node.kubernetes.io/pid-pressure", "NoSchedule"), ("node.kubernetes.io/unschedulable", "NoSchedule")]
+    assert all(t["operator"] == "Exists" and "tolerationSeconds" not in t for t in spec["tolerations"])
+    host = {"hostNetwork": True, "tolerations": [dict(DAEMON_TOLERATIONS[0])]}
+    add_daemon_tolerations(host)
+    assert len(host["tolerations"]) == 7, "an equal toleration is replaced, not repeated"
+    assert host["tolerations"][-1]["key"] == "node.kubernetes.io/network-unavailable"
+
+
+@pytest.mark.parametrize("taints,template,expected", [
+    pytest.param([], {}, (True, True), id="untainted"),
+    pytest.param([taint("dedicated", "NoSchedule", "infra")], {}, (False, True), id="no-schedule-keeps-running"),
+    pytest.param([taint("dedicated", "NoExecute", "infra")], {}, (False, False), id="no-execute-evicts"),
+    pytest.param([taint("dedicated", "PreferNoSchedule")], {}, (True, True), id="prefer-is-ignored"),
+    pytest.param([taint("node.kubernetes.io/unschedulable", "NoSchedule")], {}, (True, True),
+                 id="cordoned-tolerated-by-default"),
+    pytest.param([taint("node.kubernetes.io/not-ready", "NoExecute")], {}, (True, True), id="not-ready-tolerated"),
+    pytest.param([taint("node.kubernetes.io/memory-pressure", "NoSchedule")], {}, (True, True), id="pressure"),
+    pytest.param([taint("node.kubernetes.io/network-unavailable", "NoSchedule")], {}, (False, True),
+                 id="network-unavailable-only-for-host-network"),
+    pytest.param([taint("node.kubernetes.io/network-unavailable", "NoSchedule")], {"hostNetwork": True},
+                 (True, True), id="host-network"),
+    pytest.param([taint("dedicated", "NoSchedule", "infra")],
+                 {"tolerations": [{"key": "dedicated", "operator": "Equal", "value": "infra"}]}, (True, True),
+                 id="own-toleration"),
+])
+def test_should_run_follows_taints_and_tolerations(taints, template, expected):
+    assert should_run(node("n", taints=taints), daemon_set("ds", **template)) == expected
+
+
+def test_should_run_follows_node_selector_affinity_and_node_name():
+    gpu, cpu = node("gpu", labels=GPU), node("cpu")
+    selected = daemon_set("ds", nodeSelector=GPU)
+    assert should_run(gpu, selected) == (True, True) and should_run(cpu, selected) == (False, False)
+    affinity = daemon_set("ds", affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+        "nodeSelectorTerms": [{"matchExpressions": [{"key": "nvidia.com/gpu.present", "operator": "Exists"}]}]}}})
+    assert should_run(gpu, affinity)[0] and not should_run(cpu, affinity)[0]
+    pinned = daemon_set("ds", nodeName="gpu")
+    assert should_run(gpu, pinned)[0] and not should_run(cpu, pinned)[0]
+
+
+def test_node_name_affinity_replaces_only_the_required_terms():
+    preferred = [{"weight": 1, "preference": {"matchExpressions": [{"key": "a", "operator": "Exists"}]}}]
+    affinity = {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+        {"matchExpressions": [{"key": "x", "operator": "Exists"}]}]},
+        "preferredDuringSchedulingIgnoredDuringExecution": preferred}}
+    got = node_name_affinity(affinity, "n7")
+    assert got["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"] == {"nodeSelectorTerms": [
+        {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n7"]}]}]}
+    assert got["nodeAffinity"]["preferredDuringSchedulingIgnoredDuringExecution"] == preferred
+    assert target_node({"spec": {"affinity": got}}) == "n7"
+
+
+def test_one_pod_per_eligible_node_placed_by_the_scheduler():
+    cp = control_plane(node("gpu-1", labels=GPU), node("gpu-2", labels=GPU),
+                       node("infra", taints=[taint("dedicated", "NoSchedule", "infra")]),
+                       daemon_set("agent"))
+    got = pods(cp)
+    assert sorted(p["spec"]["nodeName"] for p in got.values()) == ["gpu-1", "gpu-2"]
+    for pod in got.values():
+        assert pod["metadata"]["generateName"] == "agent-" and len(pod["metadata"]["name"]) == len("agent-") + 5
+        assert pod["metadata"]["labels"]["pod-template-generation"] == "1"
+        assert pod["metadata"]["labels"]["controller-revision-hash"]
+        terms = pod["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+        assert terms["nodeSelectorTerms"][0]["matchFields"][0]["values"] == [pod["spec"]["nodeName"]]
+        assert pod["status"]["phase"] == "Running"
+    status = cp.store.get("DaemonSet", "default", "agent")["status"]
+    assert status == {"currentNumberScheduled": 2, "numberMisscheduled": 0, "desiredNumberScheduled": 2,
+                      "numberReady": 2, "observedGeneration": 1, "updatedNumberScheduled": 2, "numberAvailable": 2}
+
+
+def test_cordoned_node_still_gets_its_daemon_pod():
+    """The unschedulable toleration is what `kubectl drain --ignore-daemonsets` relies on."""
+    cp = control_plane(node("n1", unschedulable=True), daemon_set("agent"))
+    pod, = pods(cp).values()
+    assert pod["spec"]["nodeName"] == "n1"
+
+
+def test_a_node_added_in_a_later_phase_gets_a_pod_and_a_removed_one_loses_it():
+    cp = control_plane(node("n1"), daemon_set("agent"))
+    cp.run_phase(docs(node("n2")))
+    assert sorted(p["spec"]["nodeName"] for p in pods(cp).values()) == ["n1", "n2"]
+    cp.run_phase(docs(node("n2", taints=[taint("maintenance", "NoExecute")])))
+    assert sorted(p["spec"]["nodeName"] for p in pods(cp).values()) == ["n1"]
+    assert len(events(cp, "SuccessfulDelete")) == 1
+
+
+def test_pod_that_does_not_fit_stays_pending_with_the_schedulers_reason():
+    cp = control_plane(node("small", cpu="1"), daemon_set("agent", containers=[
+        {"name": "main", "image": "x", "resources": {"requests": {"cpu": "2"}}}]))
+    pod, = pods(cp).values()
+    assert pod["status"]["phase"] == "Pending"
+    status = cp.store.get("DaemonSet", "default", "agent")["status"]
+    assert status["desiredNumberScheduled"] == 1 and status["currentNumberScheduled"] == 1
+    assert status["numberReady"] == 0 and status["numberUnavailable"] == 1
+
+
+def test_quota_applies_to_daemon_pods():
+    cp = control_plane(quota("pods", {"pods": "1"}), node("n1"), node("n2"), daemon_set("agent"))
+    assert len(pods(cp)) == 1
+    assert {e["message"] for e in events(cp, "FailedCreate")} and all(
+        "is forbidden: exceeded quota: pods" in e["message"] for e in events(cp, "FailedCreate"))
