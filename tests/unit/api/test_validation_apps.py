@@ -1,0 +1,94 @@
+"""Validation of StatefulSet, DaemonSet and Job, with the apps/batch messages."""
+from __future__ import annotations
+
+import pytest
+
+from drasim.api import kinds
+from drasim.api.loader import Document
+from drasim.controlplane import ControlPlane
+from drasim.errors import InvalidObject
+
+LABELS = {"app": "a"}
+CONTAINERS = [{"name": "main", "image": "x"}]
+
+
+def template(labels=LABELS, **spec):
+    return {"metadata": {"labels": dict(labels)}, "spec": {"containers": CONTAINERS, **spec}}
+
+
+def apply(obj):
+    cp = ControlPlane()
+    cp.apply([Document("w.yaml#1", kinds.lookup(obj["apiVersion"], obj["kind"]), obj)])
+    return cp
+
+
+def error_of(obj) -> str:
+    with pytest.raises(InvalidObject) as e:
+        apply(obj)
+    return str(e.value)
+
+
+def sts(**spec):
+    body = {"serviceName": "a", "selector": {"matchLabels": LABELS}, "template": template()}
+    body.update(spec)
+    return {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "a"}, "spec": body}
+
+
+def ds(**spec):
+    body = {"selector": {"matchLabels": LABELS}, "template": template()}
+    body.update(spec)
+    return {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "a"}, "spec": body}
+
+
+def job(**spec):
+    body = {"template": template(restartPolicy="Never")}
+    body.update(spec)
+    return {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "a"}, "spec": body}
+
+
+def test_valid_workloads_are_accepted():
+    for obj in (sts(), ds(), job()):
+        apply(obj)
+
+
+@pytest.mark.parametrize("obj,message", [
+    (sts(replicas=-1), 'StatefulSet.apps "a" is invalid: spec.replicas: Invalid value: -1: must be greater than or equal to 0'),
+    (sts(template=template({"app": "b"})), 'spec.template.metadata.labels: Invalid value: {"app":"b"}: '
+                                           '`selector` does not match template `labels`'),
+    (sts(selector={}), "spec.selector: Invalid value: {}: empty selector is invalid for statefulset"),
+    (sts(podManagementPolicy="Random"), "spec.podManagementPolicy: Invalid value: \"Random\": "
+                                        "must be 'OrderedReady' or 'Parallel'"),
+    (sts(ordinals={"start": -2}), "spec.ordinals.start: Invalid value: -2: must be greater than or equal to 0"),
+    (sts(template=template(restartPolicy="Never")),
+     'spec.template.spec.restartPolicy: Unsupported value: "Never": supported values: "Always"'),
+    (sts(template={"metadata": {"labels": LABELS}, "spec": {"containers": [{"name": "main"}]}}),
+     "spec.template.spec.containers[0].image: Required value"),
+    (ds(selector={"matchLabels": {"app": "other"}}), "`selector` does not match template `labels`"),
+    (ds(selector={}), "spec.selector: Invalid value: {}: empty selector is invalid for daemonset"),
+    (job(template=template()), 'Job.batch "a" is invalid: spec.template.spec.restartPolicy: Required value: '
+                               'valid values: "OnFailure", "Never"'),
+    (job(template=template(restartPolicy="Sometimes")),
+     'spec.template.spec.restartPolicy: Unsupported value: "Sometimes": supported values: "OnFailure", "Never"'),
+    (job(parallelism=-1), "spec.parallelism: Invalid value: -1: must be greater than or equal to 0"),
+    (job(completions=-3), "spec.completions: Invalid value: -3: must be greater than or equal to 0"),
+    (job(backoffLimit=-1), "spec.backoffLimit: Invalid value: -1: must be greater than or equal to 0"),
+    (job(completionMode="Indexed", parallelism=2), "spec.completions: Required value: when completion mode is Indexed"),
+    (job(completionMode="Sorted"), 'spec.completionMode: Unsupported value: "Sorted": supported values: '
+                                   '"NonIndexed", "Indexed"'),
+])
+def test_invalid_specs_are_refused_with_the_api_servers_message(obj, message):
+    assert message in error_of(obj)
+
+
+def test_a_missing_spec_reports_its_required_fields():
+    msg = error_of({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "a"}})
+    assert "spec.selector: Required value" in msg and "spec.template: Required value" in msg
+
+
+def test_a_refused_workload_leaves_nothing_behind():
+    cp = ControlPlane()
+    good = Document("w.yaml#1", kinds.JOB, job())
+    bad = Document("w.yaml#2", kinds.JOB, dict(job(parallelism=-1), metadata={"name": "b"}))
+    with pytest.raises(InvalidObject):
+        cp.run_phase([good, bad])
+    assert cp.store.list("Job") == [] and cp.store.list("Pod") == []
