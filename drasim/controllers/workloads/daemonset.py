@@ -143,7 +143,7 @@ class DaemonSetController:
             for key in sorted(k for k in self._blocked if k[0] == ns):
                 self._blocked.discard(key)
                 self.queue.add(*key)
-        else:
+        elif self.store.count("DaemonSet"):   # pods wake nothing when there is no DaemonSet
             for obj in (ev.old, ev.obj):
                 if obj is None:
                     continue

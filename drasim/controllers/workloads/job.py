@@ -112,7 +112,7 @@ class JobController:
             for key in sorted(k for k in self._blocked if k[0] == ns):
                 self._blocked.discard(key)
                 self.queue.add(*key)
-        else:
+        elif self.store.count("Job"):   # pods wake nothing when there is no Job
             for obj in (ev.old, ev.obj):
                 if obj is None:
                     continue

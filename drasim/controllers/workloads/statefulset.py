@@ -96,6 +96,8 @@ class StatefulSetController:
     def _on_pod(self, ev: WatchEvent, ns: str) -> None:
         """k8s: addPod/updatePod/deletePod: the controller named by the ControllerRef, or for an
         orphan every set in the namespace whose selector matches it."""
+        if not self.store.count("StatefulSet"):
+            return   # the common case in large runs: nothing to wake
         for obj in (ev.old, ev.obj):
             if obj is None:
                 continue
