@@ -132,7 +132,7 @@ def generate_job_selector(obj: dict) -> None:
 DAEMONSET_TEMPLATE_GENERATION_ANNOTATION = "deprecated.daemonset.template.generation"
 
 
-def prepare_for_create(obj: dict) -> None:
+def prepare_for_create(obj: dict, old: dict | None = None) -> None:
     """The strategies' PrepareForCreate steps that need the object's uid: a Job's generated selector;
     a DaemonSet's templateGeneration 1 (apps/v1 keeps it in an annotation). Also run on an update:
     `kubectl apply` keeps these server-set fields (they are not in the applied configuration), and
@@ -143,8 +143,18 @@ def prepare_for_create(obj: dict) -> None:
         annotations = obj["metadata"].get("annotations")
         if annotations is None:
             annotations = obj["metadata"]["annotations"] = {}
-        if isinstance(annotations, dict):
+        if not isinstance(annotations, dict):
+            return
+        if old is None:
             annotations.setdefault(DAEMONSET_TEMPLATE_GENERATION_ANNOTATION, "1")
+            return
+        # k8s: daemonSetStrategy.PrepareForUpdate: a template change bumps templateGeneration
+        previous = ((old.get("metadata") or {}).get("annotations") or {}).get(
+            DAEMONSET_TEMPLATE_GENERATION_ANNOTATION, "1")
+        generation = int(previous) if str(previous).isdigit() else 1
+        if (obj.get("spec") or {}).get("template") != (old.get("spec") or {}).get("template"):
+            generation += 1
+        annotations[DAEMONSET_TEMPLATE_GENERATION_ANNOTATION] = str(generation)
 
 
 BY_KIND = {

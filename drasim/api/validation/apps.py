@@ -49,8 +49,9 @@ def _template(spec: dict, path: Path, errs: Errors, selector) -> dict:
     """The template's labels against the selector, and its pod spec with the Pod validator."""
     t_path = path.child("template")
     template = get_dict(spec, "template", path, errs)
-    if not isinstance(template, dict):
+    if template is None:
         errs.append(required(t_path, ""))
+    if not isinstance(template, dict):
         return {}
     meta = template.get("metadata") if isinstance(template.get("metadata"), dict) else {}
     labels = meta.get("labels") if isinstance(meta.get("labels"), dict) else {}

@@ -12,7 +12,7 @@ from __future__ import annotations
 from drasim.api.fielderrors import Path
 from drasim.api.validation.common import Errors, dict_items, get_dict, get_list, get_str
 
-DROPPED_ON_CREATE = ("ResourceQuota", "DeviceTaintRule", "StatefulSet", "DaemonSet")
+DROPPED_ON_CREATE = ("ResourceQuota", "DeviceTaintRule", "DaemonSet")
 
 
 def _strings(obj: dict, keys: tuple[str, ...], path: Path, errs: Errors) -> None:

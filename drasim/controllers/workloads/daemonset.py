@@ -20,7 +20,10 @@ the controller waits for a node or DaemonSet change instead of retrying forever.
 from __future__ import annotations
 
 from drasim.api.nodeselector import required_node_affinity
-from drasim.controllers.workloads.podtemplate import (CONTROLLER_REVISION_HASH_LABEL, WorkQueue, available_at,
+from collections import Counter
+
+from drasim.controllers.workloads.podtemplate import (CONTROLLER_REVISION_HASH_LABEL, RevisionNames, WorkQueue,
+                                                      available_at,
                                                       claim_pods, controller_of, create_pod, is_ready,
                                                       is_terminal, is_terminating, phase, pod_from_template,
                                                       selector_of, template_hash)
@@ -127,6 +130,7 @@ class DaemonSetController:
         self.queue = WorkQueue()
         self._blocked: set[tuple[str, str]] = set()
         self._backoff: dict[tuple[str, str], tuple[float, float]] = {}   # (ds uid, node) -> (delay, next try)
+        self._revisions = RevisionNames()
         store.subscribe(self._on_event, kinds=("DaemonSet", "Pod", "Node", "ResourceQuota"))
 
     def _on_event(self, ev: WatchEvent) -> None:
@@ -176,9 +180,10 @@ class DaemonSetController:
             return
         if ds["metadata"].get("deletionTimestamp"):
             return
-        hash_ = template_hash((ds.get("spec") or {}).get("template") or {})
         nodes = sorted(self.store.list("Node"), key=lambda n: n["metadata"]["name"])
         by_node = self._pods_by_node(ds)
+        hash_ = self._revisions.name(ds["metadata"]["uid"], template_hash((ds.get("spec") or {}).get("template") or {}),
+                                     _snapshot_hash(ds, by_node))
         to_create: list[str] = []
         to_delete: list[dict] = []
         for node in nodes:
@@ -190,7 +195,49 @@ class DaemonSetController:
             if node_name not in known:
                 to_delete += [p for p in pods if not (p.get("spec") or {}).get("nodeName")]
         self._sync_nodes(ds, to_delete, to_create, hash_)
+        if ((ds.get("spec") or {}).get("updateStrategy") or {}).get("type", "RollingUpdate") == "RollingUpdate":
+            self._rolling_update(ds, nodes, hash_)
         self._write_status(ds, nodes, hash_)
+
+    def _updated(self, ds: dict, pod: dict, hash_: str) -> bool:
+        """k8s: util.IsPodUpdated — the current hash, or the current templateGeneration."""
+        labels = pod["metadata"].get("labels") or {}
+        generation = (ds["metadata"].get("annotations") or {}).get(TEMPLATE_GENERATION_ANNOTATION)
+        return labels.get(CONTROLLER_REVISION_HASH_LABEL) == hash_ or (
+            generation is not None and labels.get(TEMPLATE_GENERATION_LABEL) == str(generation))
+
+    def _rolling_update(self, ds: dict, nodes: list[dict], hash_: str) -> None:
+        """k8s: update.go rollingUpdate without surge: old pods that are not available go at once;
+        available ones are deleted while fewer than maxUnavailable nodes lack an available pod.
+        manage() then makes the node's pod from the current template."""
+        by_node = self._pods_by_node(ds)
+        min_ready = int((ds.get("spec") or {}).get("minReadySeconds") or 0)
+        now = self.store.clock.now
+        eligible = [n for n in nodes if should_run(n, ds)[0]]
+        rolling = ((ds.get("spec") or {}).get("updateStrategy") or {}).get("rollingUpdate") or {}
+        max_unavailable = _scaled_up(rolling.get("maxUnavailable", 1), len(eligible))
+        unavailable = 0
+        broken: list[dict] = []
+        healthy: list[dict] = []
+        for node in eligible:
+            pods = [p for p in by_node.get(node["metadata"]["name"], []) if not is_terminating(p) and not is_terminal(p)]
+            if len(pods) > 1:
+                continue   # k8s: findUpdatedPodsOnNode — manage() prunes first
+            available = bool(pods) and (available_at(pods[0], min_ready) or float("inf")) <= now
+            if not pods or self._updated(ds, pods[0], hash_):
+                unavailable += not available
+            elif available:
+                healthy.append(pods[0])
+            else:
+                broken.append(pods[0])
+        budget = max(max_unavailable - unavailable, 0)
+        for pod in broken + healthy[:budget]:
+            md = pod["metadata"]
+            try:
+                self.store.delete("Pod", md.get("namespace"), md["name"], uid=md.get("uid"))
+            except StoreError:
+                continue
+            record_event(self.store, ds, NORMAL, "SuccessfulDelete", f"Deleted pod: {md['name']}", COMPONENT)
 
     def _pods_by_node(self, ds: dict) -> dict[str, list[dict]]:
         """k8s: getNodesToDaemonPods (terminal pods being deleted are left out)."""
@@ -297,7 +344,6 @@ class DaemonSetController:
         ds = self.store.get("DaemonSet", ds["metadata"].get("namespace"), ds["metadata"]["name"]) or ds
         by_node = self._pods_by_node(ds)
         min_ready = int((ds.get("spec") or {}).get("minReadySeconds") or 0)
-        generation = (ds["metadata"].get("annotations") or {}).get(TEMPLATE_GENERATION_ANNOTATION)
         desired = current = misscheduled = ready = updated = available = 0
         now = self.store.clock.now
         for node in nodes:
@@ -319,10 +365,7 @@ class DaemonSetController:
                 elif when is not None:
                     ns, name = ds["metadata"].get("namespace") or "", ds["metadata"]["name"]
                     self.store.clock.call_at(when, lambda: self.queue.add(ns, name))
-            labels = pod["metadata"].get("labels") or {}
-            if labels.get(CONTROLLER_REVISION_HASH_LABEL) == hash_ or (
-                    generation is not None and labels.get(TEMPLATE_GENERATION_LABEL) == str(generation)):
-                updated += 1
+            updated += self._updated(ds, pod, hash_)
         status = {"currentNumberScheduled": current, "numberMisscheduled": misscheduled,
                   "desiredNumberScheduled": desired, "numberReady": ready,
                   "observedGeneration": ds["metadata"].get("generation", 1)}
@@ -332,6 +375,27 @@ class DaemonSetController:
                 status[key] = value
         if ds.get("status") != status:
             self.store.update_status(dict(ds, status=status), copy=False)
+
+
+def _snapshot_hash(ds: dict, by_node: dict[str, list[dict]]) -> str | None:
+    """The hash Kubernetes gave the DaemonSet's current template, as its pods of the current
+    templateGeneration carry it (a replayed snapshot); None when there are none. New pods then
+    carry the cluster's hash too."""
+    generation = (ds["metadata"].get("annotations") or {}).get(TEMPLATE_GENERATION_ANNOTATION)
+    hashes = Counter((p["metadata"].get("labels") or {}).get(CONTROLLER_REVISION_HASH_LABEL)
+                     for pods in by_node.values() for p in pods
+                     if (p["metadata"].get("labels") or {}).get(TEMPLATE_GENERATION_LABEL) == generation)
+    hashes.pop(None, None)
+    return hashes.most_common(1)[0][0] if hashes else None
+
+
+def _scaled_up(value, total: int) -> int:
+    """k8s: intstr.GetScaledValueFromIntOrPercent(roundUp=true); at least 1 without surge."""
+    if isinstance(value, str) and value.endswith("%") and value[:-1].isdigit():
+        n = -(-int(value[:-1]) * total // 100)
+    else:
+        n = value if isinstance(value, int) and not isinstance(value, bool) else 1
+    return max(n, 1)
 
 
 __all__ = ["DAEMON_TOLERATIONS", "DaemonSetController", "add_daemon_tolerations", "node_name_affinity",

@@ -175,6 +175,24 @@ def template_hash(template: dict, collision_count: int = 0) -> str:
     return safe_encode(str(h))
 
 
+class RevisionNames:
+    """The revision name of an object's current template, per object uid.
+
+    A snapshot of a live cluster carries Kubernetes' own revision names (which drasim's hash cannot
+    reproduce, see template_hash): the first time an object is seen, `seed` (what its status or its
+    pods say) names its template as it is then, so replaying the snapshot does not roll its pods.
+    A later template change gets drasim's hash."""
+
+    def __init__(self) -> None:
+        self._names: dict[str, dict[str, str]] = {}
+
+    def name(self, uid: str, computed: str, seed: str | None) -> str:
+        known = self._names.get(uid)
+        if known is None:
+            known = self._names[uid] = {computed: seed or computed}
+        return known.setdefault(computed, computed)
+
+
 # -- creation -------------------------------------------------------------------------------------
 
 def create_pod(create: Callable[[dict], dict], pod: dict) -> tuple[dict | None, str | None]:
@@ -207,6 +225,6 @@ class WorkQueue:
         return key
 
 
-__all__ = ["CONTROLLER_REVISION_HASH_LABEL", "WorkQueue", "available_at", "claim_pods", "controller_of",
+__all__ = ["CONTROLLER_REVISION_HASH_LABEL", "RevisionNames", "WorkQueue", "available_at", "claim_pods", "controller_of",
            "controller_ref", "create_pod", "is_active", "is_ready", "is_terminal", "is_terminating", "phase",
            "pod_from_template", "safe_encode", "selector_of", "template_hash"]

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import re
 
-from drasim.controllers.workloads.podtemplate import (CONTROLLER_REVISION_HASH_LABEL, WorkQueue, available_at,
+from drasim.controllers.workloads.podtemplate import (CONTROLLER_REVISION_HASH_LABEL, RevisionNames, WorkQueue,
+                                                      available_at,
                                                       claim_pods, controller_of, create_pod, is_terminating,
                                                       phase, pod_from_template, selector_of, template_hash)
-from drasim.store import DELETED, MemoryStore, StoreError, WatchEvent, clone
+from drasim.store import DELETED, MemoryStore, StoreError, WatchEvent
 from drasim.store.events import NORMAL, WARNING, record_event
 
 COMPONENT = "statefulset-controller"
@@ -77,6 +78,7 @@ class StatefulSetController:
         self.queue = WorkQueue()
         self._blocked: set[tuple[str, str]] = set()   # sets whose pod create was refused
         self._timers: set[tuple[str, str, float]] = set()
+        self._revisions = RevisionNames()
         store.subscribe(self._on_event, kinds=("StatefulSet", "Pod", "ResourceQuota"))
 
     # -- informer handlers ---------------------------------------------------------------------------
@@ -135,8 +137,10 @@ class StatefulSetController:
         replicas = int(spec.get("replicas") or 0)
         min_ready = int(spec.get("minReadySeconds") or 0)
         start = start_ordinal(sts)
-        update_revision = revision_name(sts)
-        current_revision = (sts.get("status") or {}).get("currentRevision") or update_revision
+        status = sts.get("status") or {}
+        update_revision = self._revisions.name(sts["metadata"]["uid"], revision_name(sts),
+                                               status.get("updateRevision"))   # a snapshot's own name
+        current_revision = status.get("currentRevision") or update_revision
         slots: list[dict | None] = [None] * replicas
         condemned: list[dict] = []
         for pod in pods:

@@ -125,3 +125,41 @@ def test_quota_applies_to_daemon_pods():
     assert len(pods(cp)) == 1
     assert {e["message"] for e in events(cp, "FailedCreate")} and all(
         "is forbidden: exceeded quota: pods" in e["message"] for e in events(cp, "FailedCreate"))
+
+
+def test_template_change_rolls_one_node_at_a_time():
+    cp = control_plane(node("n1"), node("n2"), node("n3"), daemon_set("agent"))
+    before = {p["metadata"]["name"] for p in pods(cp).values()}
+    changed = daemon_set("agent")
+    changed["spec"]["template"]["spec"]["containers"][0]["image"] = "registry.example.com/app:2"
+    cp.run_phase(docs(changed))
+    ds = cp.store.get("DaemonSet", "default", "agent")
+    assert ds["metadata"]["annotations"]["deprecated.daemonset.template.generation"] == "2"
+    now = list(pods(cp).values())
+    assert len(now) == 3 and not before & {p["metadata"]["name"] for p in now}
+    assert all(p["spec"]["containers"][0]["image"].endswith(":2") for p in now)
+    assert all(p["metadata"]["labels"]["pod-template-generation"] == "2" for p in now)
+    # maxUnavailable 1: each delete waits for the replacement before it to be available
+    kinds_in_order = [e["reason"] for e in events(cp) if e["reason"] in ("SuccessfulDelete", "SuccessfulCreate")]
+    assert kinds_in_order[3:] == ["SuccessfulDelete", "SuccessfulCreate"] * 3
+    assert ds["status"]["updatedNumberScheduled"] == 3
+
+
+def test_a_replayed_snapshot_keeps_its_pods():
+    """Pods of a live cluster carry Kubernetes' hash, which drasim cannot compute: not a reason to roll them."""
+    ds = daemon_set("agent")
+    ds["metadata"].update(uid="ds-uid", annotations={"deprecated.daemonset.template.generation": "4"})
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {
+        "name": "agent-x7k2p", "namespace": "default", "uid": "pod-uid",
+        "labels": {"app": "agent", "controller-revision-hash": "6b7d9c8f4", "pod-template-generation": "4"},
+        "ownerReferences": [{"apiVersion": "apps/v1", "kind": "DaemonSet", "name": "agent", "uid": "ds-uid",
+                             "controller": True, "blockOwnerDeletion": True}]},
+        "spec": {"nodeName": "n1", "containers": [{"name": "main", "image": "registry.example.com/app:1"}]},
+        "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}}
+    cp = control_plane(node("n1"), node("n2"), ds, pod)
+    got = pods(cp)
+    assert "agent-x7k2p" in got and not events(cp, "SuccessfulDelete")
+    new, = (p for name, p in got.items() if name != "agent-x7k2p")
+    assert new["spec"]["nodeName"] == "n2"
+    assert new["metadata"]["labels"]["controller-revision-hash"] == "6b7d9c8f4", "the cluster's hash names the template"
+    assert cp.store.get("DaemonSet", "default", "agent")["status"]["updatedNumberScheduled"] == 2

@@ -132,3 +132,29 @@ def test_orphan_pod_matching_the_selector_is_adopted_then_rolled_to_the_set_revi
                                            ("web-x", ("", -1)), ("web-99999999999", ("web", -1))])
 def test_parent_and_ordinal(name, expected):
     assert parent_and_ordinal(name) == expected
+
+
+def test_a_replayed_snapshot_keeps_its_pods_at_the_clusters_revision():
+    """status.updateRevision of a snapshot names the template as it is: its pods are not rolled."""
+    sts = stateful_set("web", 2)
+    sts["metadata"]["uid"] = "sts-uid"
+    sts["status"] = {"replicas": 2, "currentRevision": "web-7d4b9c6f5", "updateRevision": "web-7d4b9c6f5"}
+    members = []
+    for i in range(2):
+        members.append({"apiVersion": "v1", "kind": "Pod", "metadata": {
+            "name": f"web-{i}", "namespace": "default", "uid": f"pod-{i}",
+            "labels": {"app": "web", "controller-revision-hash": "web-7d4b9c6f5",
+                       "statefulset.kubernetes.io/pod-name": f"web-{i}", "apps.kubernetes.io/pod-index": str(i)},
+            "ownerReferences": [{"apiVersion": "apps/v1", "kind": "StatefulSet", "name": "web", "uid": "sts-uid",
+                                 "controller": True, "blockOwnerDeletion": True}]},
+            "spec": {"nodeName": "n1", "hostname": f"web-{i}", "subdomain": "web",
+                     "containers": [{"name": "main", "image": "registry.example.com/app:1"}]},
+            "status": {"phase": "Running", "conditions": [{"type": "Ready", "status": "True"}]}})
+    cp = control_plane(node("n1"), sts, *members)
+    assert {p["metadata"]["uid"] for p in pods(cp).values()} == {"pod-0", "pod-1"}
+    status = cp.store.get("StatefulSet", "default", "web")["status"]
+    assert status["updateRevision"] == "web-7d4b9c6f5" and status["updatedReplicas"] == 2
+    changed = stateful_set("web", 2)
+    changed["spec"]["template"]["spec"]["containers"][0]["image"] = "registry.example.com/app:2"
+    cp.run_phase(docs(changed))
+    assert {p["metadata"]["uid"] for p in pods(cp).values()}.isdisjoint({"pod-0", "pod-1"}), "a real change rolls"
