@@ -11,7 +11,7 @@ from __future__ import annotations
 from drasim.api.fielderrors import FieldError, Path, invalid, not_supported, required
 from drasim.api.labelselector import LabelSelectorError, compile_label_selector
 from drasim.api.validation import common
-from drasim.api.validation.common import Errors, get_dict, get_int, get_str
+from drasim.api.validation.common import Errors, dict_items, get_dict, get_int, get_list, get_str, validate_time
 from drasim.api.validation.core import validate_pod
 
 _NEGATIVE = "must be greater than or equal to 0"
@@ -67,6 +67,30 @@ def _template(spec: dict, path: Path, errs: Errors, selector) -> dict:
     return template.get("spec") if isinstance(template.get("spec"), dict) else {}
 
 
+def _snapshot_status(obj: dict, old: dict | None, errs: Errors, *, counts: tuple[str, ...],
+                     strings: tuple[str, ...] = (), times: tuple[str, ...] = ()) -> None:
+    """The shape of a status a snapshot brings along (kept so a replay continues where the cluster
+    was): what the controller reads must have the right types."""
+    if old is not None or "status" not in obj:
+        return
+    path = Path("status")
+    status = get_dict(obj, "status", Path(), errs)
+    if not isinstance(status, dict):
+        return
+    for key in counts:
+        _nonnegative(status, key, path, errs)
+    for key in strings:
+        get_str(status, key, path, errs)
+    for key in times:
+        validate_time(status, key, path, errs)
+    conditions = get_list(status, "conditions", path, errs)
+    for _, c, p in dict_items(conditions if isinstance(conditions, list) else [], path.child("conditions"), errs):
+        for key in ("type", "status", "reason", "message"):
+            get_str(c, key, p, errs)
+        for key in ("lastProbeTime", "lastTransitionTime"):
+            validate_time(c, key, p, errs)
+
+
 def _meta(obj: dict, errs: Errors) -> None:
     common.validate_object_meta(obj, namespaced=True, name_fn=common.is_dns1123_subdomain, errs=errs)
 
@@ -101,6 +125,7 @@ def validate_stateful_set(obj: dict, old: dict | None = None) -> Errors:
     restart = pod_spec.get("restartPolicy")
     if restart not in (None, "Always"):   # k8s: ValidatePodTemplateSpecForStatefulSet
         errs.append(not_supported(path.child("template", "spec", "restartPolicy"), restart, ("Always",)))
+    _snapshot_status(obj, old, errs, counts=("replicas",), strings=("currentRevision", "updateRevision"))
     return errs
 
 
@@ -158,6 +183,8 @@ def validate_job(obj: dict, old: dict | None = None) -> Errors:
         errs.append(required(path.child("template", "spec", "restartPolicy"), 'valid values: "OnFailure", "Never"'))
     elif restart not in ("OnFailure", "Never"):
         errs.append(not_supported(path.child("template", "spec", "restartPolicy"), restart, ("OnFailure", "Never")))
+    _snapshot_status(obj, old, errs, counts=("active", "succeeded", "failed", "ready", "terminating"),
+                     strings=("completedIndexes",), times=("startTime", "completionTime"))
     return errs
 
 

@@ -92,3 +92,23 @@ def test_a_refused_workload_leaves_nothing_behind():
     with pytest.raises(InvalidObject):
         cp.run_phase([good, bad])
     assert cp.store.list("Job") == [] and cp.store.list("Pod") == []
+
+
+@pytest.mark.parametrize("status,message", [
+    ({"succeeded": "many"}, 'status.succeeded: Invalid value: "many": must be an integer'),
+    ({"failed": -1}, "status.failed: Invalid value: -1: must be greater than or equal to 0"),
+    ({"startTime": "yesterday"}, 'status.startTime: Invalid value: "yesterday": must be an RFC 3339 timestamp'),
+    ({"conditions": ["Complete"]}, "status.conditions[0]: Invalid value"),
+    ({"completedIndexes": [1]}, "status.completedIndexes: Invalid value: [1]: must be a string"),
+])
+def test_a_snapshot_status_must_have_the_shape_the_controller_reads(status, message):
+    assert message in error_of(dict(job(), status=status))
+
+
+def test_a_snapshot_job_status_is_kept_and_continued():
+    done = dict(job(), status={"startTime": "2026-01-01T00:00:00Z", "succeeded": 1, "conditions": [
+        {"type": "Complete", "status": "True", "reason": "CompletionsReached", "message": "m",
+         "lastTransitionTime": "2026-01-01T00:01:00Z"}]})
+    cp = apply(done)
+    cp.settle()
+    assert cp.store.get("Job", "default", "a")["status"]["succeeded"] == 1 and not cp.store.list("Pod")
