@@ -8,7 +8,7 @@ The pod template is checked with the Pod validator (its field paths moved under 
 """
 from __future__ import annotations
 
-from drasim.api.fielderrors import FieldError, Path, invalid, not_supported, required
+from drasim.api.fielderrors import FieldError, Path, forbidden, invalid, not_supported, required
 from drasim.api.labelselector import LabelSelectorError, compile_label_selector
 from drasim.api.validation import common
 from drasim.api.validation.common import Errors, dict_items, get_dict, get_int, get_list, get_str, validate_time
@@ -91,6 +91,20 @@ def _snapshot_status(obj: dict, old: dict | None, errs: Errors, *, counts: tuple
             validate_time(c, key, p, errs)
 
 
+_STS_MUTABLE = ("replicas", "ordinals", "template", "updateStrategy", "revisionHistoryLimit",
+                "persistentVolumeClaimRetentionPolicy", "minReadySeconds")
+_IMMUTABLE = "field is immutable"
+
+
+def _immutable(spec: dict, old: dict | None, key: str, path: Path, errs: Errors) -> None:
+    """k8s: ValidateImmutableField."""
+    if old is None:
+        return
+    before = (old.get("spec") or {}).get(key)
+    if spec.get(key) != before:
+        errs.append(invalid(path.child(key), spec.get(key), _IMMUTABLE))
+
+
 def _meta(obj: dict, errs: Errors) -> None:
     common.validate_object_meta(obj, namespaced=True, name_fn=common.is_dns1123_subdomain, errs=errs)
 
@@ -126,6 +140,12 @@ def validate_stateful_set(obj: dict, old: dict | None = None) -> Errors:
     if restart not in (None, "Always"):   # k8s: ValidatePodTemplateSpecForStatefulSet
         errs.append(not_supported(path.child("template", "spec", "restartPolicy"), restart, ("Always",)))
     _snapshot_status(obj, old, errs, counts=("replicas",), strings=("currentRevision", "updateRevision"))
+    if old is not None:   # k8s: ValidateStatefulSetUpdate
+        before = {k: v for k, v in (old.get("spec") or {}).items() if k not in _STS_MUTABLE}
+        if {k: v for k, v in spec.items() if k not in _STS_MUTABLE} != before:
+            errs.append(forbidden(path, "updates to statefulset spec for fields other than 'replicas', 'ordinals', "
+                                        "'template', 'updateStrategy', 'revisionHistoryLimit', "
+                                        "'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"))
     return errs
 
 
@@ -147,6 +167,7 @@ def validate_daemon_set(obj: dict, old: dict | None = None) -> Errors:
         errs.append(not_supported(path.child("template", "spec", "restartPolicy"), restart, ("Always",)))
     _nonnegative(spec, "minReadySeconds", path, errs)
     _nonnegative(spec, "revisionHistoryLimit", path, errs)
+    _immutable(spec, old, "selector", path, errs)   # k8s: ValidateDaemonSetUpdate
     strategy = get_dict(spec, "updateStrategy", path, errs)
     if isinstance(strategy, dict):
         s_type = get_str(strategy, "type", path.child("updateStrategy"), errs)
@@ -185,6 +206,13 @@ def validate_job(obj: dict, old: dict | None = None) -> Errors:
         errs.append(not_supported(path.child("template", "spec", "restartPolicy"), restart, ("OnFailure", "Never")))
     _snapshot_status(obj, old, errs, counts=("active", "succeeded", "failed", "ready", "terminating"),
                      strings=("completedIndexes",), times=("startTime", "completionTime"))
+    # k8s: ValidateJobUpdate (elastic Indexed Jobs may change completions together with parallelism;
+    # suspended Jobs that never started may change scheduling directives: not modelled, so refused)
+    old_spec = (old or {}).get("spec") or {}
+    elastic = (spec.get("completionMode") == "Indexed" and spec.get("completions") == spec.get("parallelism")
+               and old_spec.get("completions") == old_spec.get("parallelism"))
+    for key in ("selector", "template", "completionMode") + (() if elastic else ("completions",)):
+        _immutable(spec, old, key, path, errs)
     return errs
 
 

@@ -112,3 +112,23 @@ def test_a_snapshot_job_status_is_kept_and_continued():
     cp = apply(done)
     cp.settle()
     assert cp.store.get("Job", "default", "a")["status"]["succeeded"] == 1 and not cp.store.list("Pod")
+
+
+def update_error(first, second) -> str:
+    cp = apply(first)
+    with pytest.raises(InvalidObject) as e:
+        cp.apply([Document("w.yaml#1", kinds.lookup(second["apiVersion"], second["kind"]), second)])
+    return str(e.value)
+
+
+def test_updates_keep_the_immutable_fields():
+    assert ("spec: Forbidden: updates to statefulset spec for fields other than 'replicas', 'ordinals', 'template', "
+            "'updateStrategy', 'revisionHistoryLimit', 'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' "
+            "are forbidden") in update_error(sts(), sts(serviceName="other"))
+    assert "spec.completions: Invalid value: 3: field is immutable" in update_error(job(), job(completions=3))
+    assert "spec.selector: Invalid value" in update_error(ds(), ds(
+        selector={"matchLabels": {"app": "a", "x": "y"}}, template=template({"app": "a", "x": "y"})))
+    cp = apply(sts())
+    cp.apply([Document("w.yaml#1", kinds.STATEFUL_SET, sts(replicas=4, minReadySeconds=5))])   # allowed
+    cp = apply(job(parallelism=2, completions=4))
+    cp.apply([Document("w.yaml#1", kinds.JOB, job(parallelism=1, completions=4))])   # allowed
