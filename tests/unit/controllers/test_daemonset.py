@@ -163,3 +163,19 @@ def test_a_replayed_snapshot_keeps_its_pods():
     assert new["spec"]["nodeName"] == "n2"
     assert new["metadata"]["labels"]["controller-revision-hash"] == "6b7d9c8f4", "the cluster's hash names the template"
     assert cp.store.get("DaemonSet", "default", "agent")["status"]["updatedNumberScheduled"] == 2
+
+
+def test_a_failed_daemon_pod_is_replaced_with_backoff_and_the_run_settles():
+    from workloadkit import set_phase
+    cp = control_plane(node("n1"), daemon_set("agent"))
+    replaced = 0
+    for _ in range(15):
+        live = [p for p in pods(cp).values() if p["status"]["phase"] != "Failed"]
+        if not live:
+            break
+        set_phase(cp, live[0], "Failed")
+        cp.settle()
+        replaced += 1
+    warnings = events(cp, "FailedDaemonPod")
+    assert warnings[0]["message"].startswith("Found failed daemon pod default/agent-") and warnings[0]["type"] == "Warning"
+    assert 5 <= replaced < 15, "replaced with backoff, until the cap stops it"
