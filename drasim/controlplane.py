@@ -84,9 +84,14 @@ class ControlPlane:
                                      JobController(self.store, self.controller_create)]
         # Controllers before the scheduler: a cluster event is acted on (claims created,
         # deallocated) before the next pod is tried, as informers would let them.
-        self.components = [*self.workload_controllers,
-                           self.claim_controller, self.eviction_controller, self.quota_controller,
-                           *([self.kubelets] if options.kubelets else []), self.scheduler]
+        # The workload controllers come last: a sync reads all of a workload's pods, so it runs
+        # once the pods it made have been scheduled and started (one sync for many pod updates,
+        # as kube-controller-manager's work queue coalesces a key's events), not once per event.
+        # What they decide is the same: each pod they create still reaches the claim controller
+        # and the scheduler before their next sync.
+        self.components = [self.claim_controller, self.eviction_controller, self.quota_controller,
+                           *([self.kubelets] if options.kubelets else []), self.scheduler,
+                           *self.workload_controllers]
 
     @property
     def extended_resource_cache(self) -> ExtendedResourceCache:

@@ -97,22 +97,34 @@ def daemon_pod_spec(ds: dict, node_name: str) -> dict:
     return spec
 
 
+class Eligibility:
+    """k8s: NodeShouldRunDaemonPod for one DaemonSet, compiled once for all nodes: the daemon pod's
+    required node affinity (nodeSelector and affinity) and tolerations do not depend on the node."""
+
+    def __init__(self, ds: dict) -> None:
+        template_spec = ((ds.get("spec") or {}).get("template") or {}).get("spec") or {}
+        self.node_name = template_spec.get("nodeName")
+        spec = daemon_pod_spec(ds, "")
+        self.affinity = required_node_affinity({"spec": spec})
+        self.tolerations = spec["tolerations"]
+
+    def __call__(self, node: dict) -> tuple[bool, bool]:
+        """(shouldRun, shouldContinueRunning)."""
+        if self.node_name and self.node_name != node["metadata"]["name"]:
+            return False, False
+        if not self.affinity.matches(node):
+            return False, False
+        untolerated = [t for t in (node.get("spec") or {}).get("taints") or () if isinstance(t, dict)
+                       and t.get("effect") in ("NoSchedule", "NoExecute")
+                       and not tolerations_tolerate(self.tolerations, t)]
+        if untolerated:
+            return False, not any(t.get("effect") == "NoExecute" for t in untolerated)
+        return True, True
+
+
 def should_run(node: dict, ds: dict) -> tuple[bool, bool]:
     """k8s: NodeShouldRunDaemonPod: (shouldRun, shouldContinueRunning)."""
-    template_node = (((ds.get("spec") or {}).get("template") or {}).get("spec") or {}).get("nodeName")
-    name = node["metadata"]["name"]
-    if template_node and template_node != name:
-        return False, False
-    spec = daemon_pod_spec(ds, name)
-    if not required_node_affinity({"spec": spec}).matches(node):
-        return False, False
-    taints = [t for t in (node.get("spec") or {}).get("taints") or () if isinstance(t, dict)]
-    tolerations = spec["tolerations"]
-    untolerated = [t for t in taints if t.get("effect") in ("NoSchedule", "NoExecute")
-                   and not tolerations_tolerate(tolerations, t)]
-    if untolerated:
-        return False, not any(t.get("effect") == "NoExecute" for t in untolerated)
-    return True, True
+    return Eligibility(ds)(node)
 
 
 def _created_order(pod: dict) -> tuple:
@@ -184,10 +196,13 @@ class DaemonSetController:
         by_node = self._pods_by_node(ds)
         hash_ = self._revisions.name(ds["metadata"]["uid"], template_hash((ds.get("spec") or {}).get("template") or {}),
                                      _snapshot_hash(ds, by_node))
+        eligible = Eligibility(ds)
+        verdicts = {n["metadata"]["name"]: eligible(n) for n in nodes}
         to_create: list[str] = []
         to_delete: list[dict] = []
         for node in nodes:
-            create, delete = self._pods_should_be_on_node(ds, node, by_node.get(node["metadata"]["name"], []))
+            create, delete = self._pods_should_be_on_node(ds, node, by_node.get(node["metadata"]["name"], []),
+                                                          verdicts[node["metadata"]["name"]])
             to_create += create
             to_delete += delete
         known = {n["metadata"]["name"] for n in nodes}
@@ -196,8 +211,8 @@ class DaemonSetController:
                 to_delete += [p for p in pods if not (p.get("spec") or {}).get("nodeName")]
         self._sync_nodes(ds, to_delete, to_create, hash_)
         if ((ds.get("spec") or {}).get("updateStrategy") or {}).get("type", "RollingUpdate") == "RollingUpdate":
-            self._rolling_update(ds, nodes, hash_)
-        self._write_status(ds, nodes, hash_)
+            self._rolling_update(ds, nodes, hash_, verdicts)
+        self._write_status(ds, nodes, hash_, verdicts)
 
     def _updated(self, ds: dict, pod: dict, hash_: str) -> bool:
         """k8s: util.IsPodUpdated — the current hash, or the current templateGeneration."""
@@ -206,14 +221,14 @@ class DaemonSetController:
         return labels.get(CONTROLLER_REVISION_HASH_LABEL) == hash_ or (
             generation is not None and labels.get(TEMPLATE_GENERATION_LABEL) == str(generation))
 
-    def _rolling_update(self, ds: dict, nodes: list[dict], hash_: str) -> None:
+    def _rolling_update(self, ds: dict, nodes: list[dict], hash_: str, verdicts: dict) -> None:
         """k8s: update.go rollingUpdate without surge: old pods that are not available go at once;
         available ones are deleted while fewer than maxUnavailable nodes lack an available pod.
         manage() then makes the node's pod from the current template."""
         by_node = self._pods_by_node(ds)
         min_ready = int((ds.get("spec") or {}).get("minReadySeconds") or 0)
         now = self.store.clock.now
-        eligible = [n for n in nodes if should_run(n, ds)[0]]
+        eligible = [n for n in nodes if verdicts[n["metadata"]["name"]][0]]
         rolling = ((ds.get("spec") or {}).get("updateStrategy") or {}).get("rollingUpdate") or {}
         max_unavailable = _scaled_up(rolling.get("maxUnavailable", 1), len(eligible))
         unavailable = 0
@@ -250,9 +265,10 @@ class DaemonSetController:
                 out.setdefault(node, []).append(pod)
         return out
 
-    def _pods_should_be_on_node(self, ds: dict, node: dict, pods: list[dict]) -> tuple[list[str], list[dict]]:
+    def _pods_should_be_on_node(self, ds: dict, node: dict, pods: list[dict],
+                                verdict: tuple[bool, bool]) -> tuple[list[str], list[dict]]:
         """k8s: podsShouldBeOnNode (surge is not modelled: at most one running pod per node)."""
-        run, keep = should_run(node, ds)
+        run, keep = verdict
         name = node["metadata"]["name"]
         if run and not pods:
             return [name], []
@@ -339,7 +355,7 @@ class DaemonSetController:
                      COMPONENT)
         return True
 
-    def _write_status(self, ds: dict, nodes: list[dict], hash_: str) -> None:
+    def _write_status(self, ds: dict, nodes: list[dict], hash_: str, verdicts: dict) -> None:
         """k8s: updateDaemonSetStatus / storeDaemonSetStatus."""
         ds = self.store.get("DaemonSet", ds["metadata"].get("namespace"), ds["metadata"]["name"]) or ds
         by_node = self._pods_by_node(ds)
@@ -347,7 +363,7 @@ class DaemonSetController:
         desired = current = misscheduled = ready = updated = available = 0
         now = self.store.clock.now
         for node in nodes:
-            run, _ = should_run(node, ds)
+            run, _ = verdicts[node["metadata"]["name"]]
             pods = sorted(by_node.get(node["metadata"]["name"], []), key=_created_order)
             if not run:
                 misscheduled += bool(pods)
@@ -398,5 +414,5 @@ def _scaled_up(value, total: int) -> int:
     return max(n, 1)
 
 
-__all__ = ["DAEMON_TOLERATIONS", "DaemonSetController", "add_daemon_tolerations", "node_name_affinity",
+__all__ = ["DAEMON_TOLERATIONS", "DaemonSetController", "Eligibility", "add_daemon_tolerations", "node_name_affinity",
            "should_run", "target_node"]
