@@ -179,3 +179,14 @@ def test_a_failed_daemon_pod_is_replaced_with_backoff_and_the_run_settles():
     warnings = events(cp, "FailedDaemonPod")
     assert warnings[0]["message"].startswith("Found failed daemon pod default/agent-") and warnings[0]["type"] == "Warning"
     assert 5 <= replaced < 15, "replaced with backoff, until the cap stops it"
+
+
+def test_a_big_daemonset_is_synced_a_few_times_not_once_per_pod_event(monkeypatch):
+    """Workload controllers run when the scheduler and kubelets are quiet, so their syncs coalesce."""
+    from drasim.controllers.workloads.daemonset import DaemonSetController
+    calls = []
+    original = DaemonSetController.sync
+    monkeypatch.setattr(DaemonSetController, "sync", lambda self, ds: (calls.append(1), original(self, ds)))
+    cp = control_plane(*[node(f"n{i}") for i in range(100)], daemon_set("agent"))
+    assert len(pods(cp)) == 100 and all(p["status"]["phase"] == "Running" for p in pods(cp).values())
+    assert len(calls) <= 5
