@@ -336,7 +336,7 @@ class JobController:
             pod["metadata"].setdefault("labels", {})[COMPLETION_INDEX] = str(index)
             prefix = f"{name}-{index}-"
             pod["metadata"]["generateName"] = prefix if len(prefix) <= 58 else f"{name[:58 - len(str(index)) - 2]}-{index}-"
-            pod["spec"].setdefault("hostname", f"{name}-{index}")
+            pod["spec"]["hostname"] = f"{name}-{index}"   # k8s: set for every Indexed pod
             for c in pod["spec"].get("containers") or ():
                 if isinstance(c, dict):   # k8s: addCompletionIndexEnvVariable
                     env = c.setdefault("env", [])
