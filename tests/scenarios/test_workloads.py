@@ -128,3 +128,22 @@ def test_cli_json_lists_the_workloads_with_their_status(capsys):
     assert kinds_seen.index("StatefulSet") < kinds_seen.index("Pod")
     sts = next(o for o in items if o["kind"] == "StatefulSet")
     assert sts["status"]["readyReplicas"] == 5
+
+
+def test_pods_evicted_by_a_device_taint_are_recreated_with_new_claims_elsewhere():
+    """NoExecute on gpu-node-2's GPUs: the device taint eviction controller deletes the trainers there; the
+    StatefulSet makes them again, their new claims avoid the tainted devices; four GPUs are left for five."""
+    rule = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule", "metadata": {"name": "maintenance"},
+            "spec": {"deviceSelector": {"driver": "gpu.example.com", "pool": "gpu-node-2"},
+                     "taint": {"key": "example.com/maintenance", "effect": "NoExecute"}}}
+    before = {p["metadata"]["name"]: p for p in owned_by(settle(), "StatefulSet", "trainer")}
+    on_node_2 = sorted(n for n, p in before.items() if p["spec"]["nodeName"] == "gpu-node-2")
+    cp = settle(rule)
+    after = {p["metadata"]["name"]: p for p in owned_by(cp, "StatefulSet", "trainer")}
+    assert sorted(after) == [f"trainer-{i}" for i in range(5)]
+    assert not any(p["spec"].get("nodeName") == "gpu-node-2" for p in after.values())
+    assert sum(p["status"]["phase"] == "Running" for p in after.values()) == 4
+    assert len(on_node_2) == 2
+    for claim in cp.store.list("ResourceClaim"):
+        result = (claim.get("status") or {}).get("allocation")
+        assert result is None or result["devices"]["results"][0]["pool"] != "gpu-node-2"
