@@ -46,3 +46,37 @@ def test_job_never_exceeds_parallelism_and_finishes(parallelism, completions, in
         set_phase(cp, pod, "Succeeded" if next(outcomes, True) else "Failed")
         cp.settle()
     raise AssertionError("the job did not finish")
+
+
+_TAINTS = [{"key": "dedicated", "value": "infra", "effect": "NoSchedule"},
+           {"key": "maintenance", "effect": "NoExecute"},
+           {"key": "spot", "effect": "PreferNoSchedule"},
+           {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"},
+           {"key": "node.kubernetes.io/network-unavailable", "effect": "NoSchedule"}]
+_TOLERATIONS = [{"key": "dedicated", "operator": "Exists"}, {"key": "maintenance", "operator": "Exists"},
+                {"operator": "Exists", "effect": "NoSchedule"}]
+
+
+@settings(max_examples=30, deadline=None)
+@given(nodes=st.lists(st.tuples(st.booleans(), st.lists(st.sampled_from(range(len(_TAINTS))), unique=True, max_size=3),
+                                st.booleans()), min_size=1, max_size=5),
+       select_gpu=st.booleans(), tolerations=st.lists(st.sampled_from(range(len(_TOLERATIONS))), unique=True),
+       host_network=st.booleans())
+def test_daemon_pods_run_exactly_where_the_controller_and_the_scheduler_both_admit_them(
+        nodes, select_gpu, tolerations, host_network):
+    """NodeShouldRunDaemonPod and the scheduler's filters (affinity, taints, unschedulable) agree."""
+    from drasim.controllers.workloads.daemonset import should_run
+    from workloadkit import daemon_set
+    objs = [node(f"n{i}", labels={"gpu": "true"} if gpu else {}, taints=[_TAINTS[t] for t in taints],
+                 unschedulable=cordoned) for i, (gpu, taints, cordoned) in enumerate(nodes)]
+    spec = {"tolerations": [_TOLERATIONS[t] for t in tolerations]}
+    if select_gpu:
+        spec["nodeSelector"] = {"gpu": "true"}
+    if host_network:
+        spec["hostNetwork"] = True
+    ds = daemon_set("agent", **spec)
+    cp = control_plane(*objs, ds)
+    expected = sorted(o["metadata"]["name"] for o in objs if should_run(o, ds)[0])
+    placed = sorted(p["spec"].get("nodeName") for p in pods(cp).values() if p["status"]["phase"] == "Running")
+    assert placed == expected
+    assert len(pods(cp)) == len(expected), "no pod is made for a node that does not admit it"
