@@ -190,3 +190,12 @@ def test_a_big_daemonset_is_synced_a_few_times_not_once_per_pod_event(monkeypatc
     cp = control_plane(*[node(f"n{i}") for i in range(100)], daemon_set("agent"))
     assert len(pods(cp)) == 100 and all(p["status"]["phase"] == "Running" for p in pods(cp).values())
     assert len(calls) <= 5
+
+
+def test_a_no_schedule_taint_added_later_leaves_the_pod_as_misscheduled():
+    """k8s: shouldContinueRunning stays true without an untolerated NoExecute taint."""
+    cp = control_plane(node("n1"), node("n2"), daemon_set("agent"))
+    cp.run_phase(docs(node("n2", taints=[taint("dedicated", "NoSchedule", "infra")])))
+    assert sorted(p["spec"]["nodeName"] for p in pods(cp).values()) == ["n1", "n2"]
+    status = cp.store.get("DaemonSet", "default", "agent")["status"]
+    assert (status["desiredNumberScheduled"], status["currentNumberScheduled"], status["numberMisscheduled"]) == (1, 1, 1)
