@@ -309,8 +309,7 @@ class DaemonSetController:
             return True   # see the module docstring: wait for a change instead of retrying forever
         delay = _BACKOFF_START if delay == 0 else min(2 * delay, _BACKOFF_MAX)
         self._backoff[key] = (delay, now + delay)
-        ns, name = ds["metadata"].get("namespace") or "", ds["metadata"]["name"]
-        self.store.clock.call_at(now + delay, lambda: self.queue.add((ns, name)))
+        self.queue.add_after((ds["metadata"].get("namespace") or "", ds["metadata"]["name"]), delay)
         return False
 
     def _sync_nodes(self, ds: dict, to_delete: list[dict], nodes: list[str], hash_: str) -> None:
@@ -379,8 +378,7 @@ class DaemonSetController:
                 if when is not None and when <= now:
                     available += 1
                 elif when is not None:
-                    ns, name = ds["metadata"].get("namespace") or "", ds["metadata"]["name"]
-                    self.store.clock.call_at(when, lambda: self.queue.add((ns, name)))
+                    self.queue.add_after((ds["metadata"].get("namespace") or "", ds["metadata"]["name"]), when - now)
             updated += self._updated(ds, pod, hash_)
         status = {"currentNumberScheduled": current, "numberMisscheduled": misscheduled,
                   "desiredNumberScheduled": desired, "numberReady": ready,

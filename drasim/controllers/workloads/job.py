@@ -103,7 +103,6 @@ class JobController:
         self.queue = KeyQueue(ctx.clock)
         self._blocked: set[tuple[str, str]] = set()
         self._backoff: dict[str, tuple[int, float]] = {}   # job uid -> (failures after last success, last failure)
-        self._timers: set[tuple[str, str, float]] = set()
         self._orphans: dict[tuple[str, str], dict] = {}   # pods holding the finalizer without their Job
         store.subscribe(self._on_event, kinds=("Job", "Pod", "ResourceQuota"))
 
@@ -170,10 +169,8 @@ class JobController:
             self.sync(job)
 
     def _requeue_at(self, job: dict, when: float) -> None:
-        key = (job["metadata"].get("namespace") or "", job["metadata"]["name"], when)
-        if key not in self._timers:
-            self._timers.add(key)
-            self.store.clock.call_at(when, lambda: (self._timers.discard(key), self.queue.add((key[0], key[1]))))
+        """k8s: workqueue AddAfter (the earliest pending time of a key is kept)."""
+        self.queue.add_after((job["metadata"].get("namespace") or "", job["metadata"]["name"]), when - self.store.clock.now)
 
     # -- sync ------------------------------------------------------------------------------------------
     def sync(self, job: dict) -> None:

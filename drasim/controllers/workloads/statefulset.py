@@ -81,7 +81,6 @@ class StatefulSetController:
         self.store = store = ctx.store
         self.queue = KeyQueue(ctx.clock)
         self._blocked: set[tuple[str, str]] = set()   # sets whose pod create was refused
-        self._timers: set[tuple[str, str, float]] = set()
         self._revisions = RevisionNames()
         store.subscribe(self._on_event, kinds=("StatefulSet", "Pod", "ResourceQuota"))
 
@@ -128,10 +127,8 @@ class StatefulSetController:
             self.sync(sts)
 
     def _requeue_at(self, sts: dict, when: float) -> None:
-        key = (sts["metadata"].get("namespace") or "", sts["metadata"]["name"], when)
-        if key not in self._timers:
-            self._timers.add(key)
-            self.store.clock.call_at(when, lambda: (self._timers.discard(key), self.queue.add((key[0], key[1]))))
+        """k8s: workqueue AddAfter (the earliest pending time of a key is kept)."""
+        self.queue.add_after((sts["metadata"].get("namespace") or "", sts["metadata"]["name"]), when - self.store.clock.now)
 
     # -- sync ------------------------------------------------------------------------------------------
     def sync(self, sts: dict) -> None:
