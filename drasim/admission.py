@@ -14,6 +14,7 @@ from drasim.allocator import Features
 from drasim.api import decode, kinds
 from drasim.api.defaults import apply_defaults
 from drasim.api.fielderrors import forbidden
+from drasim.api.workloaddefaults import prepare_for_create
 from drasim.api.validation import DROPPED_ON_CREATE, validate_object
 from drasim.controllers.quotacontroller import admission_error_for
 from drasim.errors import InputError, InvalidObject, ManifestError
@@ -117,6 +118,7 @@ def prepare(store: MemoryStore, kind: kinds.Kind, obj: dict, old: dict | None, s
         if not md.get("name"):
             md["name"] = store.generate_name(kind, md["generateName"], md.get("namespace") or "")
         md.setdefault("uid", store.new_uid())
+    prepare_for_create(obj, old)   # k8s: Job/DaemonSet PrepareForCreate (needs the uid); kept by apply's merge
     errors = validate_object(obj, old) + admin_access_errors(store, kind, obj, pending)
     if errors:
         name = md.get("name") or md.get("generateName") or ""

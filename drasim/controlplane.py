@@ -93,9 +93,14 @@ class ControlPlane:
         self.namespace_controller = NamespaceController(self.store, delete=self.delete)
         # Controllers before the scheduler: a cluster event is acted on (claims created,
         # deallocated) before the next pod is tried, as informers would let them.
+        # The workload controllers come last: a sync reads all of a workload's pods, so it runs
+        # once the pods it made have been scheduled and started (one sync for many pod updates,
+        # as kube-controller-manager's work queue coalesces a key's events), not once per event.
+        # What they decide is the same: each pod they create still reaches the claim controller
+        # and the scheduler before their next sync.
         self.components = [self.claim_controller, self.eviction_controller, self.quota_controller,
-                           *self.workload_controllers, self.namespace_controller,
-                           *([self.kubelets] if options.kubelets else []), self.scheduler]
+                           *([self.kubelets] if options.kubelets else []), self.scheduler,
+                           *self.workload_controllers, self.namespace_controller]
 
     @property
     def extended_resource_cache(self) -> ExtendedResourceCache:

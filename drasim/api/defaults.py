@@ -6,6 +6,8 @@ Functions take a copy and fill it in place; `now` is the virtual time (RFC 3339)
 """
 from __future__ import annotations
 
+from drasim.api import workloaddefaults
+
 DEFAULT_NAMESPACE = "default"
 DEFAULT_SCHEDULER = "default-scheduler"
 # k8s: plugin/pkg/admission/defaulttolerationseconds: 300 s for not-ready and unreachable.
@@ -242,6 +244,7 @@ _BY_KIND = {
     "Pod": default_pod,
     "Node": default_node,
     "Namespace": default_namespace,
+    **workloaddefaults.BY_KIND,   # StatefulSet, DaemonSet, Job
 }
 
 

@@ -35,6 +35,8 @@ class Kind:
 
 
 RESOURCE_GROUP = "resource.k8s.io"
+APPS_GROUP = "apps"
+BATCH_GROUP = "batch"
 
 ## core/v1
 NAMESPACE = Kind("", "v1", "Namespace", "namespaces", namespaced=False)
@@ -43,10 +45,12 @@ POD = Kind("", "v1", "Pod", "pods", namespaced=True)
 RESOURCE_QUOTA = Kind("", "v1", "ResourceQuota", "resourcequotas", namespaced=True)
 EVENT = Kind("", "v1", "Event", "events", namespaced=True, has_status=False)
 
-## apps/v1 (the workload controllers: drasim/controllers/workloads)
-APPS_GROUP = "apps"
+## apps/v1, batch/v1 (the workload controllers: drasim/controllers/workloads)
 DEPLOYMENT = Kind(APPS_GROUP, "v1", "Deployment", "deployments", namespaced=True)
 REPLICA_SET = Kind(APPS_GROUP, "v1", "ReplicaSet", "replicasets", namespaced=True)
+STATEFUL_SET = Kind(APPS_GROUP, "v1", "StatefulSet", "statefulsets", namespaced=True)
+DAEMON_SET = Kind(APPS_GROUP, "v1", "DaemonSet", "daemonsets", namespaced=True)
+JOB = Kind(BATCH_GROUP, "v1", "Job", "jobs", namespaced=True)
 
 ## resource.k8s.io/v1
 DEVICE_CLASS = Kind(RESOURCE_GROUP, "v1", "DeviceClass", "deviceclasses", namespaced=False, has_status=False)
@@ -59,7 +63,7 @@ DEVICE_TAINT_RULE = Kind(RESOURCE_GROUP, "v1", "DeviceTaintRule", "devicetaintru
 ALL_KINDS: tuple[Kind, ...] = (
     NAMESPACE, NODE, POD, RESOURCE_QUOTA, EVENT,
     DEVICE_CLASS, RESOURCE_SLICE, RESOURCE_CLAIM, RESOURCE_CLAIM_TEMPLATE, DEVICE_TAINT_RULE,
-    DEPLOYMENT, REPLICA_SET,
+    DEPLOYMENT, REPLICA_SET, STATEFUL_SET, DAEMON_SET, JOB,
 )
 BY_KIND: dict[str, Kind] = {k.kind: k for k in ALL_KINDS}
 BY_API: dict[tuple[str, str], Kind] = {(k.api_version, k.kind): k for k in ALL_KINDS}
@@ -75,7 +79,8 @@ INPUT_KINDS: tuple[Kind, ...] = tuple(k for k in ALL_KINDS if k is not EVENT)
 # Output order of `drasim simulate -o json|yaml`: infrastructure first, then workloads.
 OUTPUT_ORDER: tuple[Kind, ...] = (
     NAMESPACE, NODE, DEVICE_CLASS, RESOURCE_SLICE, DEVICE_TAINT_RULE,
-    RESOURCE_CLAIM_TEMPLATE, RESOURCE_CLAIM, DEPLOYMENT, REPLICA_SET, POD, RESOURCE_QUOTA,
+    RESOURCE_CLAIM_TEMPLATE, RESOURCE_CLAIM, DEPLOYMENT, REPLICA_SET, STATEFUL_SET, DAEMON_SET, JOB,
+    POD, RESOURCE_QUOTA,
 )
 
 # Kinds with a scale subresource (`kubectl scale`; a phase's `scale:` operation): spec.replicas.
@@ -92,8 +97,7 @@ NOT_SIMULATED: frozenset[tuple[str, str]] = frozenset({
     ("v1", "Service"), ("v1", "ConfigMap"), ("v1", "Secret"), ("v1", "ServiceAccount"), ("v1", "Endpoints"),
     ("v1", "PersistentVolumeClaim"), ("v1", "PersistentVolume"), ("v1", "LimitRange"), ("v1", "Event"),
     ("v1", "ReplicationController"), ("v1", "PodTemplate"),
-    ("apps/v1", "StatefulSet"), ("apps/v1", "DaemonSet"),
-    ("apps/v1", "ControllerRevision"), ("batch/v1", "Job"), ("batch/v1", "CronJob"),
+    ("apps/v1", "ControllerRevision"), ("batch/v1", "CronJob"),
     ("policy/v1", "PodDisruptionBudget"), ("scheduling.k8s.io/v1", "PriorityClass"),
     ("networking.k8s.io/v1", "Ingress"), ("networking.k8s.io/v1", "NetworkPolicy"),
     ("networking.k8s.io/v1", "IngressClass"), ("discovery.k8s.io/v1", "EndpointSlice"),

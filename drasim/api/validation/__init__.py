@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Callable
 
 from drasim.api.fielderrors import FieldError, Path, invalid
-from drasim.api.validation.apps import validate_deployment, validate_replica_set
+from drasim.api.validation.apps import (validate_daemon_set, validate_deployment, validate_job,
+                                         validate_replica_set, validate_stateful_set)
 from drasim.api.validation.claim import validate_resource_claim, validate_resource_claim_template
 from drasim.api.validation.core import validate_namespace, validate_node, validate_pod, validate_resource_quota
 from drasim.api.validation.resource import validate_device_class, validate_device_taint_rule
@@ -32,6 +33,9 @@ VALIDATORS: dict[str, Validator] = {
     "ResourceQuota": validate_resource_quota,
     "Deployment": validate_deployment,
     "ReplicaSet": validate_replica_set,
+    "StatefulSet": validate_stateful_set,
+    "DaemonSet": validate_daemon_set,
+    "Job": validate_job,
 }
 
 
@@ -51,6 +55,9 @@ def validate_object(obj: object, old: object = None) -> list[FieldError]:
 __all__ = [
     "DROPPED_ON_CREATE",
     "VALIDATORS",
+    "validate_daemon_set",
+    "validate_job",
+    "validate_stateful_set",
     "validate_device_class",
     "validate_device_taint_rule",
     "validate_namespace",

@@ -1,10 +1,14 @@
-"""apps/v1 validation: Deployment and ReplicaSet (and the helpers other workload kinds reuse).
+"""Validation of the workload kinds: Deployment, ReplicaSet, StatefulSet, DaemonSet (apps/v1) and
+Job (batch/v1), for what drasim uses, with the helpers they share.
 
 k8s: pkg/apis/apps/validation/validation.go (ValidateDeploymentSpec, ValidateDeploymentStrategy,
      ValidateRollingUpdateDeployment, ValidatePositiveIntOrPercent, IsNotMoreThan100Percent,
-     ValidateReplicaSetSpec, ValidatePodTemplateSpecForReplicaSet, ValidateDeploymentUpdate),
+     ValidateReplicaSetSpec, ValidatePodTemplateSpecForReplicaSet, ValidateDeploymentUpdate,
+     ValidateStatefulSetSpec, ValidatePodTemplateSpecForStatefulSet, ValidateDaemonSetSpec),
+     pkg/apis/batch/validation/validation.go (ValidateJob, validateJobSpec, ValidateJobUpdate),
      staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/validation (ValidateLabelSelector),
-     staging/src/k8s.io/apimachinery/pkg/util/validation (IsValidPercent).
+     staging/src/k8s.io/apimachinery/pkg/util/validation (IsValidPercent),
+     core validation ValidateNonnegativeField.
 
 The pod template's spec goes through the Pod validator (core.validate_pod) and its errors are
 re-rooted under `spec.template.`, as ValidatePodTemplateSpec reports them.
@@ -15,12 +19,15 @@ import dataclasses
 import re
 
 from drasim.api.fielderrors import Path, forbidden, invalid, not_supported, required
-from drasim.api.labelselector import LabelSelectorError, compile_label_selector
+from drasim.api.labelselector import LabelSelector, LabelSelectorError, compile_label_selector
 from drasim.api.validation import common
-from drasim.api.validation.common import BAD, Errors, get_dict, get_int, get_list, get_str
+from drasim.api.validation.common import (BAD, Errors, dict_items, get_dict, get_int, get_list, get_str,
+                                          validate_time)
 from drasim.api.validation.core import validate_pod
 
 _NEGATIVE = "must be greater than or equal to 0"
+_SELECTOR_MISMATCH = "`selector` does not match template `labels`"
+_IMMUTABLE = "field is immutable"
 _PERCENT_FMT = "[0-9]+%"
 _PERCENT_RE = re.compile(_PERCENT_FMT)
 _PERCENT_MSG = "a valid percent string must be a numeric string followed by an ending '%'"
@@ -34,10 +41,13 @@ def is_valid_percent(value: str) -> tuple[str, ...]:
 
 
 def _nonnegative(obj: dict, key: str, path: Path, errs: Errors) -> int | None:
+    """k8s: ValidateNonnegativeField."""
     value = get_int(obj, key, path, errs)
-    if isinstance(value, int) and value < 0:
-        errs.append(invalid(path.child(key), value, _NEGATIVE))
-    return value if isinstance(value, int) else None
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 0:
+            errs.append(invalid(path.child(key), value, _NEGATIVE))
+        return value
+    return None
 
 
 def validate_label_selector(selector: dict, path: Path, errs: Errors) -> None:
@@ -90,52 +100,63 @@ def validate_pod_template(template: dict, namespace: str, path: Path, errs: Erro
     errs.extend(_reroot(validate_pod(pod), str(path)))
 
 
-def validate_template_for_replica_set(spec: dict, selector_ok: bool, namespace: str, path: Path,
-                                      errs: Errors) -> None:
-    """k8s: ValidatePodTemplateSpecForReplicaSet — the selector must select the template's labels;
-    restartPolicy Always; no activeDeadlineSeconds."""
+def _selector(spec: dict, path: Path, errs: Errors, kind_word: str | None) -> LabelSelector | None:
+    """Required and valid (non-empty when kind_word names the kind); the compiled selector when it
+    can be used to match the template, else None (errors added)."""
+    selector = get_dict(spec, "selector", path, errs)
+    if selector is BAD:
+        return None
+    if selector is None:
+        errs.append(required(path.child("selector"), ""))
+        return None
+    before = len(errs)
+    validate_label_selector(selector, path.child("selector"), errs)
+    if kind_word and not (selector.get("matchLabels") or selector.get("matchExpressions")):
+        errs.append(invalid(path.child("selector"), selector, f"empty selector is invalid for {kind_word}"))
+    try:
+        compiled = compile_label_selector(selector)
+    except (LabelSelectorError, TypeError, AttributeError):
+        errs.append(invalid(path.child("selector"), selector, "invalid label selector"))
+        return None
+    return compiled if len(errs) == before else None
+
+
+def _template(spec: dict, selector: LabelSelector | None, namespace: str, path: Path, errs: Errors) -> dict | None:
+    """Required; the selector must select its labels; its metadata and pod spec are validated.
+    Returns the template's pod spec (None when the template is missing or malformed)."""
     tpath = path.child("template")
     template = get_dict(spec, "template", path, errs)
     if template is BAD:
-        return
+        return None
     if not template:
         errs.append(required(tpath, ""))
-        return
+        return None
     labels = ((template.get("metadata") or {}) if isinstance(template.get("metadata"), dict) else {}).get("labels")
     labels = labels if isinstance(labels, dict) else {}
-    if selector_ok:
-        selector = compile_label_selector(spec.get("selector"))
-        if not selector.empty and not selector.matches(labels):
-            errs.append(invalid(tpath.child("metadata", "labels"), labels,
-                                "`selector` does not match template `labels`"))
+    if selector is not None and not selector.empty and not selector.matches(labels):
+        errs.append(invalid(tpath.child("metadata", "labels"), labels, _SELECTOR_MISMATCH))
     validate_pod_template(template, namespace, tpath, errs)
-    pod_spec = template.get("spec") if isinstance(template.get("spec"), dict) else {}
-    policy = pod_spec.get("restartPolicy")
+    return template.get("spec") if isinstance(template.get("spec"), dict) else {}
+
+
+def _restart_always(pod_spec: dict | None, path: Path, errs: Errors) -> None:
+    """k8s: ValidatePodTemplateSpecFor{ReplicaSet,StatefulSet}, ValidateDaemonSetSpec: Always only."""
+    policy = (pod_spec or {}).get("restartPolicy")
     if isinstance(policy, str) and policy != "Always":
-        errs.append(not_supported(tpath.child("spec", "restartPolicy"), policy, ["Always"]))
+        errs.append(not_supported(path.child("template", "spec", "restartPolicy"), policy, ["Always"]))
+
+
+def validate_template_for_replica_set(spec: dict, selector: LabelSelector | None, namespace: str, path: Path,
+                                      errs: Errors) -> None:
+    """k8s: ValidatePodTemplateSpecForReplicaSet — the selector must select the template's labels;
+    restartPolicy Always; no activeDeadlineSeconds."""
+    pod_spec = _template(spec, selector, namespace, path, errs)
+    if pod_spec is None:
+        return
+    _restart_always(pod_spec, path, errs)
     if pod_spec.get("activeDeadlineSeconds") is not None:
-        errs.append(forbidden(tpath.child("spec", "activeDeadlineSeconds"),
+        errs.append(forbidden(path.child("template", "spec", "activeDeadlineSeconds"),
                               "activeDeadlineSeconds in ReplicaSet is not Supported"))
-
-
-def _selector(spec: dict, path: Path, errs: Errors, kind_word: str = "deployment") -> bool:
-    """Required, valid, non-empty; True when it can be used to match the template."""
-    selector = get_dict(spec, "selector", path, errs)
-    if selector is BAD:
-        return False
-    if selector is None:
-        errs.append(required(path.child("selector"), ""))
-        return False
-    before = len(errs)
-    validate_label_selector(selector, path.child("selector"), errs)
-    if not (selector.get("matchLabels") or selector.get("matchExpressions")):
-        errs.append(invalid(path.child("selector"), selector, f"empty selector is invalid for {kind_word}"))
-    try:
-        compile_label_selector(selector)
-    except (LabelSelectorError, TypeError, AttributeError):
-        errs.append(invalid(path.child("selector"), selector, "invalid label selector"))
-        return False
-    return len(errs) == before
 
 
 def _int_or_percent(value) -> tuple[int, bool] | None:
@@ -194,50 +215,175 @@ def _validate_strategy(spec: dict, path: Path, errs: Errors) -> None:
         errs.append(not_supported(spath, strategy, ["Recreate", "RollingUpdate"]))
 
 
-def _immutable_selector(obj: dict, old: dict | None, errs: Errors) -> None:
-    """k8s: ValidateDeploymentUpdate / ValidateReplicaSetUpdate (apps/v1): the selector is immutable."""
+def _immutable(spec: dict, old: dict | None, key: str, path: Path, errs: Errors) -> None:
+    """k8s: ValidateImmutableField."""
     if old is None:
         return
-    new_sel = (obj.get("spec") or {}).get("selector") if isinstance(obj.get("spec"), dict) else None
-    old_sel = (old.get("spec") or {}).get("selector")
-    if new_sel != old_sel:
-        errs.append(invalid(Path("spec", "selector"), new_sel, "field is immutable"))
+    if spec.get(key) != (old.get("spec") or {}).get(key):
+        errs.append(invalid(path.child(key), spec.get(key), _IMMUTABLE))
 
 
-def validate_deployment(obj: dict, old: dict | None = None) -> Errors:
-    errs: Errors = []
+def _spec(obj: dict, errs: Errors) -> tuple[dict, dict | None]:
+    """(metadata, spec) after validating the object's metadata; a missing spec is the zero value
+    (its required fields are reported); None when spec is no object."""
     md = common.validate_object_meta(obj, namespaced=True, name_fn=common.is_dns1123_subdomain, errs=errs)
     spec = get_dict(obj, "spec", Path(), errs)
     if spec is None:
         spec = {}
-    if not isinstance(spec, dict):
+    return md, spec if isinstance(spec, dict) else None
+
+
+def validate_deployment(obj: dict, old: dict | None = None) -> Errors:
+    errs: Errors = []
+    md, spec = _spec(obj, errs)
+    if spec is None:
         return errs
     path = Path("spec")
     _nonnegative(spec, "replicas", path, errs)
-    selector_ok = _selector(spec, path, errs)
-    validate_template_for_replica_set(spec, selector_ok, md.get("namespace") or "", path, errs)
+    selector = _selector(spec, path, errs, "deployment")
+    validate_template_for_replica_set(spec, selector, md.get("namespace") or "", path, errs)
     _validate_strategy(spec, path, errs)
     min_ready = _nonnegative(spec, "minReadySeconds", path, errs) or 0
     _nonnegative(spec, "revisionHistoryLimit", path, errs)
     deadline = _nonnegative(spec, "progressDeadlineSeconds", path, errs)
     if deadline is not None and deadline <= min_ready:
         errs.append(invalid(path.child("progressDeadlineSeconds"), deadline, "must be greater than minReadySeconds"))
-    _immutable_selector(obj, old, errs)
+    _immutable(spec, old, "selector", path, errs)   # k8s: ValidateDeploymentUpdate (apps/v1)
     return errs
 
 
 def validate_replica_set(obj: dict, old: dict | None = None) -> Errors:
     errs: Errors = []
-    md = common.validate_object_meta(obj, namespaced=True, name_fn=common.is_dns1123_subdomain, errs=errs)
-    spec = get_dict(obj, "spec", Path(), errs)
+    md, spec = _spec(obj, errs)
     if spec is None:
-        spec = {}
-    if not isinstance(spec, dict):
         return errs
     path = Path("spec")
     _nonnegative(spec, "replicas", path, errs)
     _nonnegative(spec, "minReadySeconds", path, errs)
-    selector_ok = _selector(spec, path, errs)
-    validate_template_for_replica_set(spec, selector_ok, md.get("namespace") or "", path, errs)
-    _immutable_selector(obj, old, errs)
+    selector = _selector(spec, path, errs, "deployment")
+    validate_template_for_replica_set(spec, selector, md.get("namespace") or "", path, errs)
+    _immutable(spec, old, "selector", path, errs)   # k8s: ValidateReplicaSetUpdate (apps/v1)
     return errs
+
+
+def _snapshot_status(obj: dict, old: dict | None, errs: Errors, *, counts: tuple[str, ...],
+                     strings: tuple[str, ...] = (), times: tuple[str, ...] = ()) -> None:
+    """The shape of a status a snapshot brings along (kept so a replay continues where the cluster
+    was): what the controller reads must have the right types."""
+    if old is not None or "status" not in obj:
+        return
+    path = Path("status")
+    status = get_dict(obj, "status", Path(), errs)
+    if not isinstance(status, dict):
+        return
+    for key in counts:
+        _nonnegative(status, key, path, errs)
+    for key in strings:
+        get_str(status, key, path, errs)
+    for key in times:
+        validate_time(status, key, path, errs)
+    conditions = get_list(status, "conditions", path, errs)
+    for _, c, p in dict_items(conditions if isinstance(conditions, list) else [], path.child("conditions"), errs):
+        for key in ("type", "status", "reason", "message"):
+            get_str(c, key, p, errs)
+        for key in ("lastProbeTime", "lastTransitionTime"):
+            validate_time(c, key, p, errs)
+
+
+_STS_MUTABLE = ("replicas", "ordinals", "template", "updateStrategy", "revisionHistoryLimit",
+                "persistentVolumeClaimRetentionPolicy", "minReadySeconds")
+
+
+def validate_stateful_set(obj: dict, old: dict | None = None) -> Errors:
+    errs: Errors = []
+    md, spec = _spec(obj, errs)
+    if spec is None:
+        return errs
+    path = Path("spec")
+    policy = get_str(spec, "podManagementPolicy", path, errs)
+    if isinstance(policy, str) and policy not in ("OrderedReady", "Parallel"):
+        errs.append(invalid(path.child("podManagementPolicy"), policy, "must be 'OrderedReady' or 'Parallel'"))
+    strategy = get_dict(spec, "updateStrategy", path, errs)
+    if isinstance(strategy, dict):
+        s_type = get_str(strategy, "type", path.child("updateStrategy"), errs)
+        if isinstance(s_type, str) and s_type not in ("RollingUpdate", "OnDelete"):
+            errs.append(not_supported(path.child("updateStrategy", "type"), s_type, ("OnDelete", "RollingUpdate")))
+        rolling = get_dict(strategy, "rollingUpdate", path.child("updateStrategy"), errs)
+        if isinstance(rolling, dict):
+            _nonnegative(rolling, "partition", path.child("updateStrategy", "rollingUpdate"), errs)
+    _nonnegative(spec, "replicas", path, errs)
+    _nonnegative(spec, "minReadySeconds", path, errs)
+    ordinals = get_dict(spec, "ordinals", path, errs)
+    if isinstance(ordinals, dict):
+        _nonnegative(ordinals, "start", path.child("ordinals"), errs)
+    selector = _selector(spec, path, errs, "statefulset")
+    _restart_always(_template(spec, selector, md.get("namespace") or "", path, errs), path, errs)
+    _snapshot_status(obj, old, errs, counts=("replicas",), strings=("currentRevision", "updateRevision"))
+    if old is not None:   # k8s: ValidateStatefulSetUpdate
+        before = {k: v for k, v in (old.get("spec") or {}).items() if k not in _STS_MUTABLE}
+        if {k: v for k, v in spec.items() if k not in _STS_MUTABLE} != before:
+            errs.append(forbidden(path, "updates to statefulset spec for fields other than 'replicas', 'ordinals', "
+                                        "'template', 'updateStrategy', 'revisionHistoryLimit', "
+                                        "'persistentVolumeClaimRetentionPolicy' and 'minReadySeconds' are forbidden"))
+    return errs
+
+
+def validate_daemon_set(obj: dict, old: dict | None = None) -> Errors:
+    errs: Errors = []
+    md, spec = _spec(obj, errs)
+    if spec is None:
+        return errs
+    path = Path("spec")
+    selector = _selector(spec, path, errs, "daemonset")   # k8s: ValidateDaemonSetSpec
+    _restart_always(_template(spec, selector, md.get("namespace") or "", path, errs), path, errs)
+    _nonnegative(spec, "minReadySeconds", path, errs)
+    _nonnegative(spec, "revisionHistoryLimit", path, errs)
+    _immutable(spec, old, "selector", path, errs)   # k8s: ValidateDaemonSetUpdate
+    strategy = get_dict(spec, "updateStrategy", path, errs)
+    if isinstance(strategy, dict):
+        s_type = get_str(strategy, "type", path.child("updateStrategy"), errs)
+        if isinstance(s_type, str) and s_type not in ("RollingUpdate", "OnDelete"):
+            errs.append(not_supported(path.child("updateStrategy", "type"), s_type, ("OnDelete", "RollingUpdate")))
+    return errs
+
+
+def validate_job(obj: dict, old: dict | None = None) -> Errors:
+    errs: Errors = []
+    md, spec = _spec(obj, errs)
+    if spec is None:
+        return errs
+    path = Path("spec")
+    for key in ("parallelism", "completions", "activeDeadlineSeconds", "backoffLimit", "ttlSecondsAfterFinished"):
+        _nonnegative(spec, key, path, errs)
+    mode = get_str(spec, "completionMode", path, errs)
+    if isinstance(mode, str):
+        if mode not in ("NonIndexed", "Indexed"):
+            errs.append(not_supported(path.child("completionMode"), mode, ("NonIndexed", "Indexed")))
+        elif mode == "Indexed" and spec.get("completions") is None:
+            errs.append(required(path.child("completions"), "when completion mode is Indexed"))
+    replacement = get_str(spec, "podReplacementPolicy", path, errs)
+    if isinstance(replacement, str) and replacement not in ("Failed", "TerminatingOrFailed"):
+        errs.append(not_supported(path.child("podReplacementPolicy"), replacement, ("Failed", "TerminatingOrFailed")))
+    selector = _selector(spec, path, errs, None)
+    pod_spec = _template(spec, selector, md.get("namespace") or "", path, errs) or {}
+    # k8s: validateJobSpec — Always (the PodSpec default) and "" are Required, other values NotSupported.
+    restart = pod_spec.get("restartPolicy")
+    if restart in (None, "", "Always"):
+        errs.append(required(path.child("template", "spec", "restartPolicy"), 'valid values: "OnFailure", "Never"'))
+    elif restart not in ("OnFailure", "Never"):
+        errs.append(not_supported(path.child("template", "spec", "restartPolicy"), restart, ("OnFailure", "Never")))
+    _snapshot_status(obj, old, errs, counts=("active", "succeeded", "failed", "ready", "terminating"),
+                     strings=("completedIndexes",), times=("startTime", "completionTime"))
+    # k8s: ValidateJobUpdate (elastic Indexed Jobs may change completions together with parallelism;
+    # suspended Jobs that never started may change scheduling directives: not modelled, so refused)
+    old_spec = (old or {}).get("spec") or {}
+    elastic = (spec.get("completionMode") == "Indexed" and spec.get("completions") == spec.get("parallelism")
+               and old_spec.get("completions") == old_spec.get("parallelism"))
+    for key in ("selector", "template", "completionMode") + (() if elastic else ("completions",)):
+        _immutable(spec, old, key, path, errs)
+    return errs
+
+
+__all__ = ["is_valid_percent", "validate_daemon_set", "validate_deployment", "validate_int_or_percent", "validate_job",
+           "validate_label_selector", "validate_pod_template", "validate_replica_set", "validate_stateful_set",
+           "validate_template_for_replica_set"]

@@ -12,8 +12,9 @@ from __future__ import annotations
 from drasim.api.fielderrors import Path
 from drasim.api.validation.common import Errors, dict_items, get_dict, get_list, get_str
 
-# Deployment and ReplicaSet: k8s registry/apps/{deployment,replicaset}/strategy.go PrepareForCreate.
-DROPPED_ON_CREATE = ("ResourceQuota", "DeviceTaintRule", "Deployment", "ReplicaSet")
+# k8s registry/apps/{deployment,replicaset,daemonset}/strategy.go PrepareForCreate reset status.
+# StatefulSet and Job status is kept on create so a snapshot replays as the cluster had it.
+DROPPED_ON_CREATE = ("ResourceQuota", "DeviceTaintRule", "Deployment", "ReplicaSet", "DaemonSet")
 
 
 def _strings(obj: dict, keys: tuple[str, ...], path: Path, errs: Errors) -> None:

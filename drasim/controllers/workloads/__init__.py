@@ -14,22 +14,31 @@ Shared helpers (drasim.controllers.workloads.common), stable for every controlle
     controller_ref(owner) -> dict              metav1.NewControllerRef (controller, blockOwnerDeletion)
     controller_of(obj) -> dict | None          metav1.GetControllerOf
     is_controlled_by(obj, owner) -> bool       metav1.IsControlledBy (uid)
-    pod_from_template(template, owner, namespace) -> dict
+    pod_from_template(template, owner, namespace=None, *, name=None) -> dict
                                                controller.GetPodFromTemplate: labels, annotations,
-                                               finalizers, spec; generateName `<owner>-`; owner ref
+                                               finalizers, spec; generateName `<owner>-` (or a
+                                               fixed name, as StatefulSet pods have); owner ref
     create_pod(ctx, template, owner, component) -> (pod | None, error | None)
                                                PodControl.CreatePods: SuccessfulCreate / FailedCreate
                                                events ("Error creating: …"); none when the namespace
                                                is terminating, as in k8s
+    submit_pod(ctx, pod, owner, component)     the same for a pod the controller has adjusted
+                                               (DaemonSet node affinity, Job completion index)
     delete_pod(ctx, pod, owner, component) -> error | None     SuccessfulDelete / FailedDelete
-    is_pod_active(pod), is_pod_ready(pod), is_pod_available(pod, min_ready_seconds, now)
-    claim_objects(ctx, owner, selector, objects) -> list[dict]
+    is_pod_active(pod), is_pod_ready(pod), is_pod_available(pod, min_ready_seconds, now),
+    available_at(pod, min_ready_seconds), phase(pod), is_terminal(pod), is_terminating(pod)
+    selector_of(obj) -> LabelSelector | None   the compiled spec.selector
+    claim_objects(ctx, owner, selector, objects, accept=…) -> list[dict]
                                                ControllerRefManager: adopt orphans that match
                                                (selector: drasim.api.labelselector), release
                                                owned ones that no longer match
+    claim_pods(ctx, owner, accept=…)           ClaimPods over the owner's namespace
     KeyQueue(clock)                            work queue of (namespace, name) keys: add, pop,
                                                add_after(key, seconds), forget(key)
     ranking.rank_for_deletion(pods, related, now) -> list[dict]   ActivePodsWithRanks order
+    history.template_hash(template), history.RevisionNames
+                                               StatefulSet/DaemonSet revision names (no stored
+                                               ControllerRevisions)
 
 Validation helpers for workload kinds live in drasim.api.validation.apps:
 validate_label_selector(selector, path, errs), validate_pod_template(template, namespace,
@@ -48,7 +57,8 @@ import importlib
 
 from drasim.controllers.workloads.common import ControllerContext
 
-# Order of the loop's turns: owners before what they own, the garbage collector last.
+# Order of their turns (they all run after the scheduler and kubelets, see ControlPlane): owners
+# before what they own, the garbage collector last.
 CONTROLLER_MODULES = ("deployment", "replicaset", "statefulset", "daemonset", "job", "garbagecollector")
 
 

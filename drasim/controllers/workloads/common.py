@@ -10,7 +10,7 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Callable
 
-from drasim.api.labelselector import LabelSelector
+from drasim.api.labelselector import LabelSelector, LabelSelectorError, compile_label_selector
 from drasim.errors import InputError
 from drasim.sim.clock import Clock, parse_time
 from drasim.store import MemoryStore, clone
@@ -54,12 +54,17 @@ def _pods_prefix(name: str) -> str:
     return prefix if len(prefix) <= 253 else name
 
 
-def pod_from_template(template: dict, owner: dict, namespace: str) -> dict:
+def pod_from_template(template: dict, owner: dict, namespace: str | None = None, *, name: str | None = None) -> dict:
     """k8s: GetPodFromTemplate — labels, annotations and finalizers from the template's metadata,
-    a deep copy of its spec, generateName `<owner>-`, the owner as controller."""
+    a deep copy of its spec, the owner as controller; generateName `<owner>-` unless a name is given
+    (StatefulSet pods are named by ordinal). The namespace defaults to the owner's."""
     t_md = template.get("metadata") or {}
-    md: dict = {"generateName": _pods_prefix(owner["metadata"]["name"]), "namespace": namespace,
-                "ownerReferences": [controller_ref(owner)]}
+    md: dict = {"namespace": namespace or owner["metadata"].get("namespace") or "default"}
+    if name:
+        md["name"] = name
+    else:
+        md["generateName"] = _pods_prefix(owner["metadata"]["name"])
+    md["ownerReferences"] = [controller_ref(owner)]
     for key in ("labels", "annotations"):
         if t_md.get(key):
             md[key] = dict(t_md[key])
@@ -68,15 +73,27 @@ def pod_from_template(template: dict, owner: dict, namespace: str) -> dict:
     return {"apiVersion": "v1", "kind": "Pod", "metadata": md, "spec": clone(template.get("spec") or {})}
 
 
+def selector_of(obj: dict) -> LabelSelector | None:
+    """The compiled spec.selector, or None if it does not parse (validation refuses those)."""
+    try:
+        return compile_label_selector((obj.get("spec") or {}).get("selector"))
+    except (LabelSelectorError, TypeError, AttributeError):
+        return None
+
+
 def is_namespace_terminating_error(error: Exception) -> bool:
     """k8s: apierrors.HasStatusCause(err, NamespaceTerminatingCause)."""
     return NAMESPACE_TERMINATING in str(error)
 
 
 def create_pod(ctx: ControllerContext, template: dict, owner: dict, component: str) -> tuple[dict | None, InputError | None]:
-    """k8s: RealPodControl.CreatePods — events SuccessfulCreate / FailedCreate (none for a
-    namespace being terminated)."""
-    pod = pod_from_template(template, owner, owner["metadata"].get("namespace") or "default")
+    """k8s: RealPodControl.CreatePods — a pod from the template, created with events."""
+    return submit_pod(ctx, pod_from_template(template, owner), owner, component)
+
+
+def submit_pod(ctx: ControllerContext, pod: dict, owner: dict, component: str) -> tuple[dict | None, InputError | None]:
+    """k8s: RealPodControl.createPods — events SuccessfulCreate / FailedCreate (none for a
+    namespace being terminated). Returns (stored pod, None) or (None, the API server's error)."""
     if not (pod["metadata"].get("labels") or {}):
         error = InputError("unable to create pods, no labels")
         record_event(ctx.store, owner, WARNING, "FailedCreate", f"Error creating: {error}", component)
@@ -108,10 +125,21 @@ def delete_pod(ctx: ControllerContext, pod: dict, owner: dict, component: str) -
 
 # -- pod state (k8s: pkg/api/v1/pod/util.go, controller_utils.go) -----------------------------------
 
+def phase(pod: dict) -> str:
+    return (pod.get("status") or {}).get("phase") or ""
+
+
+def is_terminating(pod: dict) -> bool:
+    return bool(pod["metadata"].get("deletionTimestamp"))
+
+
+def is_terminal(pod: dict) -> bool:
+    return phase(pod) in ("Succeeded", "Failed")
+
+
 def is_pod_active(pod: dict) -> bool:
     """k8s: IsPodActive — not Succeeded/Failed and not being deleted."""
-    phase = (pod.get("status") or {}).get("phase")
-    return phase not in ("Succeeded", "Failed") and not pod["metadata"].get("deletionTimestamp")
+    return not is_terminal(pod) and not is_terminating(pod)
 
 
 def ready_condition(pod: dict) -> dict | None:
@@ -122,41 +150,47 @@ def ready_condition(pod: dict) -> dict | None:
 
 
 def is_pod_ready(pod: dict) -> bool:
+    """k8s: podutil.IsPodReady."""
     c = ready_condition(pod)
     return c is not None and c.get("status") == "True"
 
 
+def available_at(pod: dict, min_ready_seconds: int) -> float | None:
+    """When a ready pod counts as available (k8s: podutil.IsPodAvailable): at once without
+    minReadySeconds (-inf), else minReadySeconds after its Ready condition's lastTransitionTime.
+    None when it is not ready, or when that time is unknown (IsPodAvailable: never available)."""
+    c = ready_condition(pod)
+    if c is None or c.get("status") != "True":
+        return None
+    if not min_ready_seconds:
+        return float("-inf")
+    try:
+        return parse_time(c["lastTransitionTime"]) + min_ready_seconds if c.get("lastTransitionTime") else None
+    except ValueError:
+        return None
+
+
 def is_pod_available(pod: dict, min_ready_seconds: int, now: float) -> bool:
     """k8s: podutil.IsPodAvailable — ready for at least minReadySeconds."""
-    if not is_pod_ready(pod):
-        return False
-    if not min_ready_seconds:
-        return True
-    since = ready_condition(pod).get("lastTransitionTime")
-    return bool(since) and parse_time(since) + min_ready_seconds <= now
-
-
-def available_at(pod: dict, min_ready_seconds: int) -> float | None:
-    """When a ready pod becomes available (None when it is not ready)."""
-    c = ready_condition(pod)
-    if c is None or c.get("status") != "True" or not c.get("lastTransitionTime"):
-        return None
-    return parse_time(c["lastTransitionTime"]) + min_ready_seconds
+    when = available_at(pod, min_ready_seconds)
+    return when is not None and when <= now
 
 
 # -- ControllerRefManager ----------------------------------------------------------------------------
 
-def claim_objects(ctx: ControllerContext, owner: dict, selector: LabelSelector, objects: list[dict]) -> list[dict]:
+def claim_objects(ctx: ControllerContext, owner: dict, selector: LabelSelector, objects: list[dict],
+                  accept: Callable[[dict], bool] = lambda obj: True) -> list[dict]:
     """k8s: BaseControllerRefManager.ClaimObject for each object: keep what is ours and matches,
     adopt matching orphans (not while the owner is being deleted), release ours that no longer
-    match. Returns the claimed objects (fresh from the store after a write)."""
+    match. `accept` is ClaimPods' extra filter (a StatefulSet only claims pods named after it).
+    Returns the claimed objects (fresh from the store after a write)."""
     owner_md = owner["metadata"]
     deleting = bool(owner_md.get("deletionTimestamp"))
     claimed = []
     for obj in objects:
         md = obj["metadata"]
         ref = controller_of(obj)
-        matches = selector.matches(md.get("labels") or {})
+        matches = selector.matches(md.get("labels") or {}) and accept(obj)
         if ref is not None:
             if ref.get("uid") != owner_md["uid"]:
                 continue
@@ -186,6 +220,16 @@ def _write_refs(ctx: ControllerContext, obj: dict, refs: list[dict]) -> dict | N
         return ctx.store.update(updated)
     except InputError:
         return None
+
+
+def claim_pods(ctx: ControllerContext, owner: dict, accept: Callable[[dict], bool] = lambda pod: True) -> list[dict]:
+    """k8s: PodControllerRefManager.ClaimPods over the owner's namespace, by name, with its
+    spec.selector (a selector that does not parse, or selects everything, claims nothing)."""
+    selector = selector_of(owner)
+    if selector is None or selector.empty:
+        return []
+    pods = sorted(ctx.store.list("Pod", owner["metadata"].get("namespace")), key=lambda p: p["metadata"]["name"])
+    return claim_objects(ctx, owner, selector, pods, accept)
 
 
 # -- work queue --------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 
+from drasim.controllers.workloads.history import safe_encode
 from drasim.sim.clock import parse_time
 
 REVISION = "deployment.kubernetes.io/revision"
@@ -29,12 +30,6 @@ HASH_LABEL = "pod-template-hash"   # apps.DefaultDeploymentUniqueLabelKey
 _SKIPPED_ANNOTATIONS = frozenset({LAST_APPLIED, REVISION, REVISION_HISTORY, DESIRED_REPLICAS, MAX_REPLICAS,
                                   "deprecated.deployment.rollback.to"})
 MAX_REV_HISTORY_CHARS = 2000
-_ALPHANUMS = "bcdfghjklmnpqrstvwxz2456789"   # k8s: util/rand alphanums
-
-
-def safe_encode(text: str) -> str:
-    """k8s: rand.SafeEncodeString — each byte mapped into an alphabet without vowels."""
-    return "".join(_ALPHANUMS[ord(c) % len(_ALPHANUMS)] for c in text)
 
 
 def fnv32a(data: bytes) -> int:
