@@ -14,6 +14,7 @@ where <class> is the first label of the driver name.
 """
 from __future__ import annotations
 
+import itertools
 import json
 from collections import deque
 
@@ -41,19 +42,68 @@ class Kubelets:
         self._queue: deque[tuple[str, str]] = deque()
         self._queued: set[tuple[str, str]] = set()
         self._waiting: dict[tuple[str, str], set[str]] = {}   # pod key -> claim names it waits for
+        self._waiters: dict[tuple[str, str], set[tuple[str, str]]] = {}   # (ns, claim) -> pod keys
+        self._waiting_order: dict[tuple[str, str], int] = {}
+        self._waiting_seq = itertools.count()
+        # What admission compares against, kept up to date from watch events instead of summing
+        # every pod of the node for each pod admitted (that made one full node quadratic): per
+        # node, the DRA extended resources its Running pods request, and each counted pod's share.
+        self._node_usage: dict[str, dict[str, int]] = {}
+        self._counted: dict[tuple[str, str], tuple[str, dict, object, dict[str, int]]] = {}
         store.subscribe(self._on_event, kinds=("Pod", "ResourceClaim"))
 
     def _on_event(self, ev: WatchEvent) -> None:
         md = ev.obj["metadata"]
-        if ev.kind == "Pod" and ev.type != DELETED:
-            if ev.obj["spec"].get("nodeName") and (ev.obj.get("status") or {}).get("phase") == "Pending":
-                self._enqueue((md.get("namespace"), md["name"]))
-        elif ev.kind == "Pod":
-            self._waiting.pop((md.get("namespace"), md["name"]), None)
-        elif ev.kind == "ResourceClaim" and ev.type != DELETED:
-            for key, claims in self._waiting.items():
-                if key[0] == md.get("namespace") and md["name"] in claims:
+        if ev.kind == "Pod":
+            key = (md.get("namespace"), md["name"])
+            self._account(key, None if ev.type == DELETED else ev.obj)
+            if ev.type == DELETED:
+                self._set_waiting(key, set())
+            elif ev.obj["spec"].get("nodeName") and (ev.obj.get("status") or {}).get("phase") == "Pending":
+                self._enqueue(key)
+        elif ev.type != DELETED:
+            waiters = self._waiters.get((md.get("namespace"), md["name"]))
+            if waiters:   # in the order the pods started waiting, as a scan of _waiting gives
+                for key in sorted(waiters, key=self._waiting_order.__getitem__):
                     self._enqueue(key)
+
+    def _set_waiting(self, key: tuple[str, str], claims: set[str]) -> None:
+        for name in self._waiting.get(key, set()) - claims:
+            waiters = self._waiters[(key[0], name)]
+            waiters.discard(key)
+            if not waiters:
+                del self._waiters[(key[0], name)]
+        if not claims:
+            self._waiting.pop(key, None)
+            self._waiting_order.pop(key, None)
+            return
+        for name in claims:
+            self._waiters.setdefault((key[0], name), set()).add(key)
+        self._waiting[key] = claims
+        self._waiting_order.setdefault(key, next(self._waiting_seq))
+
+    def _account(self, key: tuple[str, str], pod: dict | None) -> None:
+        """Keep the node's usage by Running pods current (k8s: kubelet admission sees the
+        node's active pods, lifecycle/predicate.go Admit)."""
+        counts = pod is not None and pod["spec"].get("nodeName") and \
+            (pod.get("status") or {}).get("phase") == "Running"
+        ext = (pod.get("status") or {}).get("extendedResourceClaimStatus") if pod is not None else None
+        old = self._counted.get(key)
+        if old is not None:
+            if counts and old[0] == pod["spec"]["nodeName"] and old[1] is pod["spec"] and old[2] is ext:
+                return
+            usage = self._node_usage[old[0]]
+            for name, value in old[3].items():
+                usage[name] -= value
+            del self._counted[key]
+        if counts:
+            share = {name: value for name, value in self._admission_requests(pod, None).items()
+                     if is_dra_extended_resource_name(name)}
+            node = pod["spec"]["nodeName"]
+            usage = self._node_usage.setdefault(node, {})
+            for name, value in share.items():
+                usage[name] = usage.get(name, 0) + value
+            self._counted[key] = (node, pod["spec"], ext, share)
 
     def _enqueue(self, key: tuple[str, str]) -> None:
         if key not in self._queued:
@@ -103,10 +153,9 @@ class Kubelets:
             self._reject(pod, *rejection)
             return
         ready, waiting = self._claims_ready(pod)
+        self._set_waiting(key, waiting)
         if waiting:
-            self._waiting[key] = waiting
             return
-        self._waiting.pop(key, None)
         cdi = self._prepare(pod, ready)
         self._start(pod, cdi)
 
@@ -125,12 +174,9 @@ class Kubelets:
         requests = self._admission_requests(pod, allocatable)
         if not requests:
             return None
-        used: dict[str, int] = {}
-        for other in self.store.list("Pod"):
-            if other["spec"].get("nodeName") == node["metadata"]["name"] and \
-                    (other.get("status") or {}).get("phase") == "Running":
-                for name, value in self._admission_requests(other, allocatable).items():
-                    used[name] = used.get(name, 0) + value
+        # The other pods' requests need no trimming to this node's list: a name checked below
+        # is one the node lists (or not an extended resource), which trimming keeps anyway.
+        used = self._node_usage.get(node["metadata"]["name"], {})
         for name in sorted(requests):
             if name in (CPU, MEMORY) or not is_dra_extended_resource_name(name):
                 continue   # drasim admits on extended resources only; cpu/memory fit is the scheduler's
@@ -141,7 +187,8 @@ class Kubelets:
         return None
 
     @staticmethod
-    def _admission_requests(pod: dict, allocatable: dict[str, int]) -> dict[str, int]:
+    def _admission_requests(pod: dict, allocatable: dict[str, int] | None) -> dict[str, int]:
+        """Requests kubelet admits on; with allocatable None, names the node lacks are kept."""
         mapped: dict[str, set[str]] = {}
         status = (pod.get("status") or {}).get("extendedResourceClaimStatus") or {}
         for m in status.get("requestMappings") or ():
@@ -154,7 +201,7 @@ class Kubelets:
                 for name in list(req):
                     if name in mapped.get(c.get("name"), ()):
                         del req[name]   # served by the extended-resource claim
-                    elif is_extended_resource_name(name) and name not in allocatable:
+                    elif allocatable is not None and is_extended_resource_name(name) and name not in allocatable:
                         del req[name]   # k8s: removeMissingExtendedResources
                 out.append(dict(c, resources={"requests": req}))
             stripped["spec"][key] = out
