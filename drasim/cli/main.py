@@ -126,6 +126,12 @@ GC_THRESHOLDS = (50_000, 20, 20)
 def main(argv: list[str] | None = None) -> int:
     gc.set_threshold(*GC_THRESHOLDS)
     args = _parser().parse_args(argv)
+    from drasim.api.nesting import run_with_room
+
+    return run_with_room(_run, args)   # manifests may nest 10,000 levels deep, as in Kubernetes
+
+
+def _run(args: argparse.Namespace) -> int:
     try:
         if args.command == "simulate":
             return simulate(args)
