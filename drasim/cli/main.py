@@ -99,6 +99,8 @@ def simulate(args: argparse.Namespace) -> int:
     cp = ControlPlane(Options(seed=args.seed))
     for docs in phases:
         cp.run_phase(docs)
+    for note in cp.kubelets.warnings:   # e.g. a drasim.io/run-for annotation that is no duration
+        print(f"warning: {note}", file=sys.stderr)
     if args.metrics:   # before any output: a path that cannot be written is the only error
         cp.scheduler.export_pending(cp.metrics)
         try:

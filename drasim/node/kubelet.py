@@ -11,11 +11,20 @@ the annotation `dra.drasim.io/cdi-devices` (a JSON object).
 
 CDI IDs follow the DRA example driver's scheme: `k8s.<driver>/<class>=<claim uid>-<device>`,
 where <class> is the first label of the driver name.
+
+A pod annotated `drasim.io/run-for: <Go duration>` (`30m`, `1h30m`) with restartPolicy Never
+or OnFailure runs that long on the virtual clock, then its containers exit 0 and the pod
+Succeeds (its claims are then released by the resourceclaim controller, as for any pod that
+is done). Without it a pod runs forever. Kubernetes accepts any annotation value, so a bad
+one (not a duration, negative, or on a restartPolicy Always pod, whose containers kubelet
+would restart) is not refused: the pod runs until deleted and gets a Warning Event
+`InvalidRunFor` (also in `Kubelets.warnings`, which `drasim simulate` prints).
 """
 from __future__ import annotations
 
 import itertools
 import json
+import re
 from collections import deque
 
 from drasim.api.extendedresource import is_dra_extended_resource_name, is_extended_resource_name
@@ -25,7 +34,45 @@ from drasim.store.events import NORMAL, WARNING, record_event
 from drasim.store import DELETED, MemoryStore, WatchEvent, clone
 
 CDI_ANNOTATION = "dra.drasim.io/cdi-devices"
+RUN_FOR_ANNOTATION = "drasim.io/run-for"
 COMPONENT = "kubelet"
+
+# Go's time.ParseDuration: units and their length in nanoseconds.
+_DURATION_UNITS = {"ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000, "s": 10**9,
+                   "m": 60 * 10**9, "h": 3600 * 10**9}
+_DURATION_PART = re.compile(r"(\d*)(?:\.(\d*))?([^0-9.]*)")
+_MAX_DURATION_NS = 2**63 - 1
+
+
+def parse_go_duration(text: str) -> float:
+    """Seconds of a Go duration ("1h30m", "1.5s", "300ms"), with time.ParseDuration's rules and
+    messages (k8s: Go time/format.go ParseDuration). Raises ValueError."""
+    quoted = json.dumps(text)
+    s = text
+    negative = s[:1] == "-"
+    if s[:1] in "+-" and s:
+        s = s[1:]
+    if s == "0":
+        return 0.0
+    if not s:
+        raise ValueError(f"time: invalid duration {quoted}")
+    total = 0
+    pos = 0
+    while pos < len(s):
+        m = _DURATION_PART.match(s, pos)
+        whole, frac, unit = m.group(1), m.group(2), m.group(3)
+        if not whole and not frac:
+            raise ValueError(f"time: invalid duration {quoted}")
+        if not unit:
+            raise ValueError(f"time: missing unit in duration {quoted}")
+        if unit not in _DURATION_UNITS:
+            raise ValueError(f"time: unknown unit {json.dumps(unit)} in duration {quoted}")
+        scale = _DURATION_UNITS[unit]
+        total += int(whole or 0) * scale + (int(frac) * scale // 10 ** len(frac) if frac else 0)
+        if total > _MAX_DURATION_NS:
+            raise ValueError(f"time: invalid duration {quoted}")
+        pos = m.end()
+    return (-total if negative else total) / 1e9
 
 
 def cdi_id(driver: str, claim_uid: str, device: str) -> str:
@@ -50,6 +97,7 @@ class Kubelets:
         # node, the DRA extended resources its Running pods request, and each counted pod's share.
         self._node_usage: dict[str, dict[str, int]] = {}
         self._counted: dict[tuple[str, str], tuple[str, dict, object, dict[str, int]]] = {}
+        self.warnings: list[str] = []   # bad run-for annotations, for the CLI to print
         store.subscribe(self._on_event, kinds=("Pod", "ResourceClaim"))
 
     def _on_event(self, ev: WatchEvent) -> None:
@@ -258,5 +306,56 @@ class Kubelets:
             {"name": c["name"], "image": c.get("image", ""), "imageID": "", "ready": True, "started": True,
              "restartCount": 0, "state": {"running": {"startedAt": now}}}
             for c in pod["spec"].get("containers") or ()]
-        self.store.update_status(dict(pod, status=status), copy=False)
+        pod = self.store.update_status(dict(pod, status=status), copy=False)
         record_event(self.store, pod, NORMAL, "Started", "Started container(s)", COMPONENT)
+        self._schedule_completion(pod)
+
+    def _schedule_completion(self, pod: dict) -> None:
+        """drasim's run-for annotation: the containers exit 0 after that long (virtual time)."""
+        text = (pod["metadata"].get("annotations") or {}).get(RUN_FOR_ANNOTATION)
+        if text is None:
+            return
+        try:
+            seconds = parse_go_duration(text)
+            if seconds < 0:
+                raise ValueError(f"time: negative duration {json.dumps(text)}")
+            if pod["spec"].get("restartPolicy", "Always") == "Always":
+                # k8s: kubelet restarts containers that exit under restartPolicy Always; such a
+                # pod never Succeeds.
+                raise ValueError("restartPolicy Always restarts containers that exit")
+        except ValueError as e:
+            message = f"annotation {RUN_FOR_ANNOTATION}: {e}; the pod runs until deleted"
+            record_event(self.store, pod, WARNING, "InvalidRunFor", message, COMPONENT)
+            md = pod["metadata"]
+            self.warnings.append(f"pod {md.get('namespace')}/{md['name']}: {message}")
+            return
+        key = (pod["metadata"].get("namespace"), pod["metadata"]["name"])
+        uid = pod["metadata"]["uid"]
+        self.store.clock.call_later(seconds, lambda: self._complete(key, uid))
+
+    def _complete(self, key: tuple[str, str], uid: str) -> None:
+        """All containers exited 0: phase Succeeded (k8s: kubelet status manager for a pod whose
+        containers terminated with restartPolicy Never/OnFailure; conditions as
+        pkg/kubelet/status/generate.go writes them for a completed pod)."""
+        pod = self.store.get("Pod", *key)
+        if pod is None or pod["metadata"]["uid"] != uid or (pod.get("status") or {}).get("phase") != "Running":
+            return
+        now = self.store.clock.timestamp()
+        status = clone(pod["status"])
+        status["phase"] = "Succeeded"
+        conditions = []
+        for c in status.get("conditions") or []:
+            if c.get("type") == "PodReadyToStartContainers":
+                c = dict(c, status="False", lastTransitionTime=now)
+            elif c.get("type") in ("Ready", "ContainersReady"):
+                c = dict(c, status="False", reason="PodCompleted", lastTransitionTime=now)
+            elif c.get("type") == "Initialized":
+                c = dict(c, reason="PodCompleted")
+            conditions.append(c)
+        status["conditions"] = conditions
+        for cs in status.get("containerStatuses") or []:
+            started = ((cs.get("state") or {}).get("running") or {}).get("startedAt", now)
+            cs.update(ready=False, started=False,
+                      state={"terminated": {"exitCode": 0, "reason": "Completed",
+                                            "startedAt": started, "finishedAt": now}})
+        self.store.update_status(dict(pod, status=status), copy=False)
