@@ -288,7 +288,8 @@ def load_file(path: Path, skipped: list[str] | None = None) -> list[Document]:
                 obj = _as_json(obj, "", budget, None if path.suffix == ".json" else f"yaml: {nesting.YAML_DEPTH_PROBLEM}")
             except ManifestError as e:
                 raise ManifestError(f"{source}: {e}") from None
-            if (obj.get("apiVersion"), obj.get("kind")) in kinds.NOT_SIMULATED:
+            if isinstance(obj.get("apiVersion"), str) and isinstance(obj.get("kind"), str) and \
+                    (obj["apiVersion"], obj["kind"]) in kinds.NOT_SIMULATED:   # (a list is no kind)
                 if skipped is not None:
                     note = f"{obj['apiVersion']} {obj['kind']} objects are not simulated and were skipped"
                     if note not in skipped:
