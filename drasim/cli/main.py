@@ -128,9 +128,14 @@ GC_THRESHOLDS = (50_000, 20, 20)
 def main(argv: list[str] | None = None) -> int:
     gc.set_threshold(*GC_THRESHOLDS)
     args = _parser().parse_args(argv)
-    from drasim.api.nesting import run_with_room
+    if args.command in _BATCH_COMMANDS:
+        from drasim.api.nesting import run_with_room
 
-    return run_with_room(_run, args)   # manifests may nest 10,000 levels deep, as in Kubernetes
+        return run_with_room(_run, args)   # manifests may nest 10,000 levels deep, as in Kubernetes
+    return _run(args)   # long-running commands stay on the main thread (signal handlers)
+
+
+_BATCH_COMMANDS = ("simulate", "explain", "quota", "taint-dryrun", "bench")
 
 
 def _run(args: argparse.Namespace) -> int:
