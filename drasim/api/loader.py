@@ -16,7 +16,7 @@ from pathlib import Path
 
 import yaml
 
-from drasim.api import kinds, yamlfast
+from drasim.api import kinds, nesting, yamlfast
 from drasim.errors import ManifestError
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
@@ -193,11 +193,36 @@ def _looks_like_json(path: Path, text: str) -> bool:
     return text.lstrip()[:1] in ("{", "[")
 
 
+_LIBYAML_DEPTH_PROBLEM = "exceeded maximum nesting depth"
+
+
+class _NotJSON(ValueError):
+    """NaN, Infinity: Python's json reads them, Go's does not."""
+
+
+def _no_constants(word: str):
+    raise _NotJSON(f"invalid character {word[0]!r} looking for beginning of value")   # Go's words
+
+
+def _load_json(text: str):
+    try:
+        value = json.loads(text, parse_constant=_no_constants)
+    except RecursionError:
+        # Deeper than the json module goes here; Go reads 10,000 levels and no more.
+        return nesting.loads_deep(text)
+    try:
+        nesting.check_json_depth(text, value)
+    except nesting.TooDeep:
+        nesting.loads_deep(text)   # again, for where it happens (raises TooDeep with the offset)
+        raise
+    return value
+
+
 def _parse(path: Path, text: str) -> list:
     try:
         if _looks_like_json(path, text):
             try:
-                return [json.loads(text)]
+                return [_load_json(text)]
             except json.JSONDecodeError:
                 if path.suffix == ".json":
                     raise
@@ -205,12 +230,23 @@ def _parse(path: Path, text: str) -> list:
         return list(yamlfast.load_all(text, _YAML_LOADER))
     except json.JSONDecodeError as e:
         raise ManifestError(f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    except nesting.TooDeep as e:
+        if e.offset is None:
+            raise ManifestError(f"{path}: invalid JSON: {e}") from None
+        line = text.count("\n", 0, e.offset) + 1
+        column = e.offset - (text.rfind("\n", 0, e.offset) + 1) + 1
+        raise ManifestError(f"{path}: invalid JSON at line {line} column {column}: {e}") from None
+    except _NotJSON as e:
+        raise ManifestError(f"{path}: invalid JSON: {e}") from None
     except RecursionError:
-        raise ManifestError(f"{path}: exceeded maximum nesting depth") from None
+        # Only the PyYAML constructor fallback (merge keys, tags) can still get here.
+        raise ManifestError(f"{path}: invalid YAML: {nesting.YAML_DEPTH_PROBLEM}") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
         problem = getattr(e, "problem", None) or str(e)
+        if problem == _LIBYAML_DEPTH_PROBLEM:
+            problem = nesting.YAML_DEPTH_PROBLEM   # go-yaml's words for the same limit
         raise ManifestError(f"{path}: invalid YAML{where}: {problem}") from None
 
 
@@ -282,32 +318,69 @@ class _Budget:
         self.left = len(text) + 1024
 
 
-def _as_json(value, path: str, budget: _Budget | None = None, open_: set[int] | None = None):
+def _json_key(k) -> str:
+    return k if isinstance(k, str) else ("true" if k is True else "false" if k is False
+                                         else "null" if k is None else str(k))
+
+
+def _path_of(frames: list, last) -> str:
+    """The field path of the value being converted: the keys of the open frames, then `last`."""
+    path = ""
+    for part in [f[3] for f in frames[1:]] + ([last] if last is not None else []):
+        path = (f"{path}[{part}]" if isinstance(part, int) else f"{path}.{part}" if path else part)
+    return path
+
+
+def _as_json(value, path: str = "", budget: _Budget | None = None, too_deep: str | None = None):
     """The value as Kubernetes sees it after its YAML-to-JSON step: map keys become strings
-    (`3: x` → "3", `true: x` → "true"); values JSON cannot hold (bytes, sets) are an error."""
-    if budget is not None:
-        budget.left -= 1
-        if budget.left < 0:
-            raise ManifestError("yaml: document contains excessive aliasing")
-    if isinstance(value, (dict, list)):
-        open_ = set() if open_ is None else open_
-        if id(value) in open_:
-            raise ManifestError(f"{path or '.'}: an alias refers to a node that contains it")
-        open_.add(id(value))
-        try:
-            if isinstance(value, dict):
-                out = {}
-                for k, v in value.items():
-                    key = k if isinstance(k, str) else ("true" if k is True else "false" if k is False
-                                                        else "null" if k is None else str(k))
-                    out[key] = _as_json(v, f"{path}.{key}" if path else key, budget, open_)
-                return out
-            return [_as_json(v, f"{path}[{i}]", budget, open_) for i, v in enumerate(value)]
-        finally:
-            open_.discard(id(value))
-    if value is None or isinstance(value, (str, bool, int, float)):
+    (`3: x` → "3", `true: x` → "true"); values JSON cannot hold (bytes, sets) are an error.
+    Built with an explicit stack, so any depth the readers allow fits; deeper (through
+    aliases) is refused as Go's JSON decoder would (nesting.MAX_DEPTH)."""
+    def check(v, last, frames):
+        if budget is not None:
+            budget.left -= 1
+            if budget.left < 0:
+                raise ManifestError("yaml: document contains excessive aliasing")
+        if v is None or isinstance(v, (str, bool, int, float)) or isinstance(v, (dict, list)):
+            return
+        where = _path_of(frames, last)
+        raise ManifestError(f"{(path + '.' + where) if path and where else path or where}: "
+                            f"unsupported value of type {type(v).__name__}")
+
+    check(value, None, [])
+    if not isinstance(value, (dict, list)):
         return value
-    raise ManifestError(f"{path}: unsupported value of type {type(value).__name__}")
+    root = {} if isinstance(value, dict) else []
+    # frames: [source, items iterator, target, how the parent reached it]
+    frames = [[value, iter(value.items() if isinstance(value, dict) else enumerate(value)), root, None]]
+    open_ids = {id(value)}
+    while frames:
+        frame = frames[-1]
+        step = next(frame[1], None)
+        if step is None:
+            open_ids.discard(id(frame[0]))
+            frames.pop()
+            continue
+        k, v = step
+        is_map = isinstance(frame[0], dict)
+        key = _json_key(k) if is_map else k
+        check(v, key, frames)
+        if isinstance(v, (dict, list)):
+            if id(v) in open_ids:
+                where = _path_of(frames, key)
+                raise ManifestError(f"{where or '.'}: an alias refers to a node that contains it")
+            if len(frames) >= nesting.MAX_DEPTH:
+                raise ManifestError(too_deep or (f"invalid character {'{' if isinstance(v, dict) else '['!r} "
+                                                 "exceeded max nesting depth"))   # Go's encoding/json
+            child = {} if isinstance(v, dict) else []
+            open_ids.add(id(v))
+            frames.append([v, iter(v.items() if isinstance(v, dict) else enumerate(v)), child, key])
+            v = child
+        if is_map:
+            frame[2][key] = v
+        else:
+            frame[2].append(v)
+    return root
 
 
 def _skip_note(source: str, obj: dict) -> str:
@@ -329,7 +402,7 @@ def load_file(path: Path, skipped: list[str] | None = None) -> list[Document]:
     for number, raw in enumerate(_parse(Path(where), text), start=1):
         for source, obj in _expand(raw, f"{where}#{number}"):
             try:
-                obj = _as_json(obj, "", budget)
+                obj = _as_json(obj, "", budget, None if path.suffix == ".json" else f"yaml: {nesting.YAML_DEPTH_PROBLEM}")
             except ManifestError as e:
                 raise ManifestError(f"{source}: {e}") from None
             except RecursionError:

@@ -212,7 +212,8 @@ class Params:
 
     def get_int(self, ref: str) -> int:
         value = self.get(ref)
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or (
+                isinstance(value, float) and value - value != 0):   # NaN, ±inf: int() cannot take them
             raise ConfigError(f"parameter {ref.lstrip('$')}: expected a number, got {value!r}")
         return int(value)   # JSON numbers are truncated to int
 

@@ -238,6 +238,8 @@ def simulate(args: argparse.Namespace) -> int:
             print(f"warning: {note}", file=sys.stderr)
         sim = Simulation(args.seed)
         failure = sim.run(list(zip(args.phases, phases)), say)
+    for note in sim.cp.kubelets.warnings:   # e.g. a drasim.io/run-for annotation that is no duration
+        print(f"warning: {note}", file=sys.stderr)
     tables = args.output in ("table", "wide")
     if failure is not None:
         if tables and sim.applied:
@@ -402,14 +404,26 @@ COMMANDS = {"simulate": simulate, "taint-dryrun": taint_dryrun, "explain": expla
             "serve": serve, "completion": completion}
 
 
+_BATCH_COMMANDS = ("simulate", "explain", "quota", "taint-dryrun", "audit", "ledger", "plan", "migrate",
+                   "replay", "inventory", "trace", "snapshot")
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.command == "bench":
+        from drasim.cli import bench
+        return bench.run(args)
+    return COMMANDS[args.command](args)
+
+
 def main(argv: list[str] | None = None) -> int:
     gc.set_threshold(*GC_THRESHOLDS)
     try:
         args = cli_args.parse(_parser(), list(sys.argv[1:] if argv is None else argv))
-        if args.command == "bench":
-            from drasim.cli import bench
-            return bench.run(args)
-        return COMMANDS[args.command](args)
+        if args.command in _BATCH_COMMANDS:
+            from drasim.api.nesting import run_with_room
+
+            return run_with_room(_dispatch, args)   # manifests may nest 10,000 levels deep, as in Kubernetes
+        return _dispatch(args)   # serve, sweep, bench stay on the main thread (signals, Ray, Ctrl-C reports)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

@@ -51,6 +51,10 @@ class ResourceClaimController:
         # Creates go through the API server (quota admission): see ControlPlane.client_create.
         self._create = create or (lambda obj: store.create(obj, copy=False))
         self._blocked: dict[str, set[tuple[str, str]]] = {}   # namespace -> pods whose claim create was refused
+        # (namespace, template) -> pods that named it before it existed. kube-controller-manager
+        # retries such a pod with backoff (its syncPod returns the error); drasim retries when the
+        # template appears, the one change that can make the retry succeed.
+        self._awaiting_template: dict[tuple[str, str], set[str]] = {}
         self.metrics = metrics
         self._pods: deque[tuple[str, str]] = deque()
         self._claims: deque[tuple[str, str]] = deque()
@@ -59,7 +63,7 @@ class ResourceClaimController:
         self._owned: dict[str, set[tuple[str, str]]] = {}
         self._bound_users: dict[tuple[str, str], set[str]] = {}   # claim -> names of pods on a node using it
         self._reserved: dict[str, set[tuple[str, str]]] = {}
-        store.subscribe(self._on_event, kinds=("Pod", "ResourceClaim", "ResourceQuota"))
+        store.subscribe(self._on_event, kinds=("Pod", "ResourceClaim", "ResourceQuota", "ResourceClaimTemplate"))
 
     def _enqueue(self, kind: str, ns: str, name: str) -> None:
         key = (kind, ns, name)
@@ -78,6 +82,11 @@ class ResourceClaimController:
                 self._enqueue_claims_of(ev.obj)
         elif ev.kind == "ResourceQuota":
             self._unblock(md.get("namespace"))
+        elif ev.kind == "ResourceClaimTemplate":
+            if ev.type != DELETED:
+                ns = md.get("namespace")
+                for pod_name in sorted(self._awaiting_template.pop((ns, md["name"]), ())):
+                    self._enqueue("Pod", ns, pod_name)
         elif ev.kind == "ResourceClaim":
             key = (md.get("namespace"), md["name"])
             if ev.type == DELETED:
@@ -170,7 +179,9 @@ class ResourceClaimController:
                 continue
             claim = self._existing_claim(pod, entry["name"]) or self._create_claim(pod, entry, template_name)
             if claim is None:
-                continue
+                # k8s: syncPod stops at the first entry that fails (Event, error returned) and
+                # writes no resourceClaimStatuses; claims made so far are found again next time.
+                return
             statuses.append({"name": entry["name"], "resourceClaimName": claim["metadata"]["name"]})
             added = True
         if added:
@@ -213,6 +224,7 @@ class ResourceClaimController:
         ns = pod["metadata"].get("namespace")
         template = self.store.get("ResourceClaimTemplate", ns, template_name)
         if template is None:
+            self._awaiting_template.setdefault((ns, template_name), set()).add(pod["metadata"]["name"])
             record_event(self.store, pod, WARNING, "FailedResourceClaimCreation",
                          f'PodResourceClaim {entry["name"]}: resource claim template "{template_name}": '
                          f'resourceclaimtemplate.resource.k8s.io "{template_name}" not found', COMPONENT)

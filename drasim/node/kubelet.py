@@ -11,10 +11,20 @@ the annotation `dra.drasim.io/cdi-devices` (a JSON object).
 
 CDI IDs follow the DRA example driver's scheme: `k8s.<driver>/<class>=<claim uid>-<device>`,
 where <class> is the first label of the driver name.
+
+A pod annotated `drasim.io/run-for: <Go duration>` (`30m`, `1h30m`) with restartPolicy Never
+or OnFailure runs that long on the virtual clock, then its containers exit 0 and the pod
+Succeeds (its claims are then released by the resourceclaim controller, as for any pod that
+is done). Without it a pod runs forever. Kubernetes accepts any annotation value, so a bad
+one (not a duration, negative, or on a restartPolicy Always pod, whose containers kubelet
+would restart) is not refused: the pod runs until deleted and gets a Warning Event
+`InvalidRunFor` (also in `Kubelets.warnings`, which `drasim simulate` prints).
 """
 from __future__ import annotations
 
+import itertools
 import json
+import re
 from collections import deque
 
 from drasim.api.extendedresource import is_dra_extended_resource_name, is_extended_resource_name
@@ -24,7 +34,45 @@ from drasim.store.events import NORMAL, WARNING, record_event
 from drasim.store import DELETED, MemoryStore, WatchEvent, clone
 
 CDI_ANNOTATION = "dra.drasim.io/cdi-devices"
+RUN_FOR_ANNOTATION = "drasim.io/run-for"
 COMPONENT = "kubelet"
+
+# Go's time.ParseDuration: units and their length in nanoseconds.
+_DURATION_UNITS = {"ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000, "s": 10**9,
+                   "m": 60 * 10**9, "h": 3600 * 10**9}
+_DURATION_PART = re.compile(r"(\d*)(?:\.(\d*))?([^0-9.]*)")
+_MAX_DURATION_NS = 2**63 - 1
+
+
+def parse_go_duration(text: str) -> float:
+    """Seconds of a Go duration ("1h30m", "1.5s", "300ms"), with time.ParseDuration's rules and
+    messages (k8s: Go time/format.go ParseDuration). Raises ValueError."""
+    quoted = json.dumps(text)
+    s = text
+    negative = s[:1] == "-"
+    if s[:1] in "+-" and s:
+        s = s[1:]
+    if s == "0":
+        return 0.0
+    if not s:
+        raise ValueError(f"time: invalid duration {quoted}")
+    total = 0
+    pos = 0
+    while pos < len(s):
+        m = _DURATION_PART.match(s, pos)
+        whole, frac, unit = m.group(1), m.group(2), m.group(3)
+        if not whole and not frac:
+            raise ValueError(f"time: invalid duration {quoted}")
+        if not unit:
+            raise ValueError(f"time: missing unit in duration {quoted}")
+        if unit not in _DURATION_UNITS:
+            raise ValueError(f"time: unknown unit {json.dumps(unit)} in duration {quoted}")
+        scale = _DURATION_UNITS[unit]
+        total += int(whole or 0) * scale + (int(frac) * scale // 10 ** len(frac) if frac else 0)
+        if total > _MAX_DURATION_NS:
+            raise ValueError(f"time: invalid duration {quoted}")
+        pos = m.end()
+    return (-total if negative else total) / 1e9
 
 
 def cdi_id(driver: str, claim_uid: str, device: str) -> str:
@@ -41,19 +89,69 @@ class Kubelets:
         self._queue: deque[tuple[str, str]] = deque()
         self._queued: set[tuple[str, str]] = set()
         self._waiting: dict[tuple[str, str], set[str]] = {}   # pod key -> claim names it waits for
+        self._waiters: dict[tuple[str, str], set[tuple[str, str]]] = {}   # (ns, claim) -> pod keys
+        self._waiting_order: dict[tuple[str, str], int] = {}
+        self._waiting_seq = itertools.count()
+        # What admission compares against, kept up to date from watch events instead of summing
+        # every pod of the node for each pod admitted (that made one full node quadratic): per
+        # node, the DRA extended resources its Running pods request, and each counted pod's share.
+        self._node_usage: dict[str, dict[str, int]] = {}
+        self._counted: dict[tuple[str, str], tuple[str, dict, object, dict[str, int]]] = {}
+        self.warnings: list[str] = []   # bad run-for annotations, for the CLI to print
         store.subscribe(self._on_event, kinds=("Pod", "ResourceClaim"))
 
     def _on_event(self, ev: WatchEvent) -> None:
         md = ev.obj["metadata"]
-        if ev.kind == "Pod" and ev.type != DELETED:
-            if ev.obj["spec"].get("nodeName") and (ev.obj.get("status") or {}).get("phase") == "Pending":
-                self._enqueue((md.get("namespace"), md["name"]))
-        elif ev.kind == "Pod":
-            self._waiting.pop((md.get("namespace"), md["name"]), None)
-        elif ev.kind == "ResourceClaim" and ev.type != DELETED:
-            for key, claims in self._waiting.items():
-                if key[0] == md.get("namespace") and md["name"] in claims:
+        if ev.kind == "Pod":
+            key = (md.get("namespace"), md["name"])
+            self._account(key, None if ev.type == DELETED else ev.obj)
+            if ev.type == DELETED:
+                self._set_waiting(key, set())
+            elif ev.obj["spec"].get("nodeName") and (ev.obj.get("status") or {}).get("phase") == "Pending":
+                self._enqueue(key)
+        elif ev.type != DELETED:
+            waiters = self._waiters.get((md.get("namespace"), md["name"]))
+            if waiters:   # in the order the pods started waiting, as a scan of _waiting gives
+                for key in sorted(waiters, key=self._waiting_order.__getitem__):
                     self._enqueue(key)
+
+    def _set_waiting(self, key: tuple[str, str], claims: set[str]) -> None:
+        for name in self._waiting.get(key, set()) - claims:
+            waiters = self._waiters[(key[0], name)]
+            waiters.discard(key)
+            if not waiters:
+                del self._waiters[(key[0], name)]
+        if not claims:
+            self._waiting.pop(key, None)
+            self._waiting_order.pop(key, None)
+            return
+        for name in claims:
+            self._waiters.setdefault((key[0], name), set()).add(key)
+        self._waiting[key] = claims
+        self._waiting_order.setdefault(key, next(self._waiting_seq))
+
+    def _account(self, key: tuple[str, str], pod: dict | None) -> None:
+        """Keep the node's usage by Running pods current (k8s: kubelet admission sees the
+        node's active pods, lifecycle/predicate.go Admit)."""
+        counts = pod is not None and pod["spec"].get("nodeName") and \
+            (pod.get("status") or {}).get("phase") == "Running"
+        ext = (pod.get("status") or {}).get("extendedResourceClaimStatus") if pod is not None else None
+        old = self._counted.get(key)
+        if old is not None:
+            if counts and old[0] == pod["spec"]["nodeName"] and old[1] is pod["spec"] and old[2] is ext:
+                return
+            usage = self._node_usage[old[0]]
+            for name, value in old[3].items():
+                usage[name] -= value
+            del self._counted[key]
+        if counts:
+            share = {name: value for name, value in self._admission_requests(pod, None).items()
+                     if is_dra_extended_resource_name(name)}
+            node = pod["spec"]["nodeName"]
+            usage = self._node_usage.setdefault(node, {})
+            for name, value in share.items():
+                usage[name] = usage.get(name, 0) + value
+            self._counted[key] = (node, pod["spec"], ext, share)
 
     def _enqueue(self, key: tuple[str, str]) -> None:
         if key not in self._queued:
@@ -103,10 +201,9 @@ class Kubelets:
             self._reject(pod, *rejection)
             return
         ready, waiting = self._claims_ready(pod)
+        self._set_waiting(key, waiting)
         if waiting:
-            self._waiting[key] = waiting
             return
-        self._waiting.pop(key, None)
         cdi = self._prepare(pod, ready)
         self._start(pod, cdi)
 
@@ -125,12 +222,9 @@ class Kubelets:
         requests = self._admission_requests(pod, allocatable)
         if not requests:
             return None
-        used: dict[str, int] = {}
-        for other in self.store.list("Pod"):
-            if other["spec"].get("nodeName") == node["metadata"]["name"] and \
-                    (other.get("status") or {}).get("phase") == "Running":
-                for name, value in self._admission_requests(other, allocatable).items():
-                    used[name] = used.get(name, 0) + value
+        # The other pods' requests need no trimming to this node's list: a name checked below
+        # is one the node lists (or not an extended resource), which trimming keeps anyway.
+        used = self._node_usage.get(node["metadata"]["name"], {})
         for name in sorted(requests):
             if name in (CPU, MEMORY) or not is_dra_extended_resource_name(name):
                 continue   # drasim admits on extended resources only; cpu/memory fit is the scheduler's
@@ -141,7 +235,8 @@ class Kubelets:
         return None
 
     @staticmethod
-    def _admission_requests(pod: dict, allocatable: dict[str, int]) -> dict[str, int]:
+    def _admission_requests(pod: dict, allocatable: dict[str, int] | None) -> dict[str, int]:
+        """Requests kubelet admits on; with allocatable None, names the node lacks are kept."""
         mapped: dict[str, set[str]] = {}
         status = (pod.get("status") or {}).get("extendedResourceClaimStatus") or {}
         for m in status.get("requestMappings") or ():
@@ -154,7 +249,7 @@ class Kubelets:
                 for name in list(req):
                     if name in mapped.get(c.get("name"), ()):
                         del req[name]   # served by the extended-resource claim
-                    elif is_extended_resource_name(name) and name not in allocatable:
+                    elif allocatable is not None and is_extended_resource_name(name) and name not in allocatable:
                         del req[name]   # k8s: removeMissingExtendedResources
                 out.append(dict(c, resources={"requests": req}))
             stripped["spec"][key] = out
@@ -211,5 +306,56 @@ class Kubelets:
             {"name": c["name"], "image": c.get("image", ""), "imageID": "", "ready": True, "started": True,
              "restartCount": 0, "state": {"running": {"startedAt": now}}}
             for c in pod["spec"].get("containers") or ()]
-        self.store.update_status(dict(pod, status=status), copy=False)
+        pod = self.store.update_status(dict(pod, status=status), copy=False)
         record_event(self.store, pod, NORMAL, "Started", "Started container(s)", COMPONENT)
+        self._schedule_completion(pod)
+
+    def _schedule_completion(self, pod: dict) -> None:
+        """drasim's run-for annotation: the containers exit 0 after that long (virtual time)."""
+        text = (pod["metadata"].get("annotations") or {}).get(RUN_FOR_ANNOTATION)
+        if text is None:
+            return
+        try:
+            seconds = parse_go_duration(text)
+            if seconds < 0:
+                raise ValueError(f"time: negative duration {json.dumps(text)}")
+            if pod["spec"].get("restartPolicy", "Always") == "Always":
+                # k8s: kubelet restarts containers that exit under restartPolicy Always; such a
+                # pod never Succeeds.
+                raise ValueError("restartPolicy Always restarts containers that exit")
+        except ValueError as e:
+            message = f"annotation {RUN_FOR_ANNOTATION}: {e}; the pod runs until deleted"
+            record_event(self.store, pod, WARNING, "InvalidRunFor", message, COMPONENT)
+            md = pod["metadata"]
+            self.warnings.append(f"pod {md.get('namespace')}/{md['name']}: {message}")
+            return
+        key = (pod["metadata"].get("namespace"), pod["metadata"]["name"])
+        uid = pod["metadata"]["uid"]
+        self.store.clock.call_later(seconds, lambda: self._complete(key, uid))
+
+    def _complete(self, key: tuple[str, str], uid: str) -> None:
+        """All containers exited 0: phase Succeeded (k8s: kubelet status manager for a pod whose
+        containers terminated with restartPolicy Never/OnFailure; conditions as
+        pkg/kubelet/status/generate.go writes them for a completed pod)."""
+        pod = self.store.get("Pod", *key)
+        if pod is None or pod["metadata"]["uid"] != uid or (pod.get("status") or {}).get("phase") != "Running":
+            return
+        now = self.store.clock.timestamp()
+        status = clone(pod["status"])
+        status["phase"] = "Succeeded"
+        conditions = []
+        for c in status.get("conditions") or []:
+            if c.get("type") == "PodReadyToStartContainers":
+                c = dict(c, status="False", lastTransitionTime=now)
+            elif c.get("type") in ("Ready", "ContainersReady"):
+                c = dict(c, status="False", reason="PodCompleted", lastTransitionTime=now)
+            elif c.get("type") == "Initialized":
+                c = dict(c, reason="PodCompleted")
+            conditions.append(c)
+        status["conditions"] = conditions
+        for cs in status.get("containerStatuses") or []:
+            started = ((cs.get("state") or {}).get("running") or {}).get("startedAt", now)
+            cs.update(ready=False, started=False,
+                      state={"terminated": {"exitCode": 0, "reason": "Completed",
+                                            "startedAt": started, "finishedAt": now}})
+        self.store.update_status(dict(pod, status=status), copy=False)

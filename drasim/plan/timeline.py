@@ -304,6 +304,8 @@ def replay(phases: list[list[Document]], trace: Trace, options: Options = Option
         cp.clock.call_at(start + at, arrive([doc]))
     from drasim.sim.loop import run_until_quiet
     run_until_quiet(cp.clock, cp.components, until=None if until is None else start + until)
+    if until is not None and cp.clock.now < start + until:
+        cp.clock.advance(start + until - cp.clock.now)   # the replay covers the whole span asked for
     timeline.end = cp.clock.now
     recorder.sample()
     timeline.errors = [str(e) for e in errors]   # type: ignore[attr-defined]

@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from drasim.scheduler.resources import Resources, pod_requests
+from drasim.scheduler.resources import Resources, non_zero_requests, pod_requests
 
 
 class Code(enum.IntEnum):
@@ -94,6 +94,10 @@ class NodeInfo:
     advertised: frozenset = frozenset()   # DRA-extended names its allocatable lists
     # k8s: NodeInfo.PodsWithAffinity — uid -> pod, for pods with pod (anti-)affinity terms
     with_affinity: dict[str, dict] = field(default_factory=dict)
+    # k8s: NodeInfo.NonZeroRequested (scoring's defaults for missing requests), kept per pod
+    # added or removed, not summed again over all pods when the node changes.
+    non_zero_cpu: int = 0
+    non_zero_memory: int = 0
 
     def __post_init__(self) -> None:
         self.name = self.node["metadata"]["name"]
@@ -106,6 +110,9 @@ class NodeInfo:
         if has_pod_affinity(pod):
             self.with_affinity[uid] = pod
         self.requested = self.requested + pod_requests(pod)
+        cpu, memory = non_zero_requests(pod)
+        self.non_zero_cpu += cpu
+        self.non_zero_memory += memory
         self.generation += 1
 
     def remove_pod(self, pod: dict) -> None:
@@ -114,6 +121,9 @@ class NodeInfo:
         if old is not None:
             self.with_affinity.pop(uid, None)
             self.requested = self.requested - pod_requests(old)
+            cpu, memory = non_zero_requests(old)
+            self.non_zero_cpu -= cpu
+            self.non_zero_memory -= memory
             self.generation += 1
 
     def refresh_pod(self, pod: dict) -> None:

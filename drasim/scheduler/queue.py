@@ -50,6 +50,7 @@ class QueuedPod:
     last_attempt: float = 0.0
     unschedulable_plugins: set[str] = field(default_factory=set)
     gated: bool = False            # rejected at PreEnqueue
+    gated_by: tuple[str, str] | None = None   # (plugin, status message) of that rejection
 
     @property
     def priority(self) -> int:
@@ -178,12 +179,14 @@ class SchedulingQueue:
                 return info
         return None
 
-    def mark_unschedulable(self, info: QueuedPod, plugins: Iterable[str], gated: bool = False) -> None:
+    def mark_unschedulable(self, info: QueuedPod, plugins: Iterable[str], gated: bool = False,
+                           gated_by: tuple[str, str] | None = None) -> None:
         if info.uid not in self._pods:
             return
         self._leave_unschedulable(info.uid)
         info.unschedulable_plugins = set(plugins)
         info.gated = gated
+        info.gated_by = gated_by if gated else None
         self._unschedulable[info.uid] = info
         for plugin in info.unschedulable_plugins:
             self._by_plugin.setdefault(plugin, set()).add(info.uid)

@@ -1,7 +1,13 @@
 """Resource vectors for node fit. k8s: pkg/scheduler/framework/types.go (Resource)."""
 from __future__ import annotations
 
+from drasim.api.podresources import CPU, MEMORY, is_sidecar, quantity_units, resource_list
 from drasim.api.podresources import pod_requests as _pod_requests
+
+# k8s: pkg/scheduler/util/pod_resources.go. Used for scoring only, so that
+# pods without requests still spread instead of piling onto one node.
+DEFAULT_MILLI_CPU_REQUEST = 100
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
 
 
 class Resources(dict):
@@ -23,3 +29,42 @@ class Resources(dict):
 def pod_requests(pod: dict) -> Resources:
     """Effective requests of a pod (k8s PodRequests)."""
     return Resources(_pod_requests(pod))
+
+
+# --- non-zero requests (scoring) ---------------------------------------------------
+
+def _non_zero_container(container: dict) -> tuple[int, int]:
+    requests = (container.get("resources") or {}).get("requests") or {}
+    # k8s: applyNonMissing: a missing request gets the default; an explicit 0 stays 0.
+    cpu = quantity_units(CPU, requests[CPU]) if CPU in requests else DEFAULT_MILLI_CPU_REQUEST
+    mem = quantity_units(MEMORY, requests[MEMORY]) if MEMORY in requests else DEFAULT_MEMORY_REQUEST
+    return cpu, mem
+
+
+def non_zero_requests(pod: dict) -> tuple[int, int]:
+    """(milli-cpu, memory) of PodRequests with NonMissingContainerRequests = {100m, 200Mi}.
+
+    Same aggregation as drasim.api.podresources.pod_requests (sidecars add up,
+    init containers by max of their phase), then pod-level requests replace
+    cpu/memory and overhead is added.
+    """
+    spec = pod.get("spec") or {}
+    cpu = mem = 0
+    for c in spec.get("containers") or ():
+        c_cpu, c_mem = _non_zero_container(c)
+        cpu, mem = cpu + c_cpu, mem + c_mem
+    side_cpu = side_mem = init_cpu = init_mem = 0
+    for c in spec.get("initContainers") or ():
+        c_cpu, c_mem = _non_zero_container(c)
+        if is_sidecar(c):
+            cpu, mem = cpu + c_cpu, mem + c_mem
+            side_cpu, side_mem = side_cpu + c_cpu, side_mem + c_mem
+            phase_cpu, phase_mem = side_cpu, side_mem
+        else:
+            phase_cpu, phase_mem = c_cpu + side_cpu, c_mem + side_mem
+        init_cpu, init_mem = max(init_cpu, phase_cpu), max(init_mem, phase_mem)
+    cpu, mem = max(cpu, init_cpu), max(mem, init_mem)
+    pod_level = resource_list((spec.get("resources") or {}).get("requests"))
+    cpu, mem = pod_level.get(CPU, cpu), pod_level.get(MEMORY, mem)
+    overhead = resource_list(spec.get("overhead"))
+    return cpu + overhead.get(CPU, 0), mem + overhead.get(MEMORY, 0)

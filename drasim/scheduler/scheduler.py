@@ -171,6 +171,14 @@ class Scheduler:
         info.pod = pod
         self.schedule_one(info)
 
+    def pre_enqueue_rejection(self, pod: dict) -> tuple[str, str] | None:
+        """(plugin, message) of the PreEnqueue check holding this pod back, if one does.
+
+        kube-scheduler v1.37 keeps this in its queue only (pod status and Events show nothing),
+        so it is the only reason there is for, e.g., a pod whose ResourceClaim does not exist."""
+        info = self.queue.get(pod["metadata"].get("uid"))
+        return info.gated_by if info is not None and info.gated else None
+
     def export_pending(self, metrics) -> None:
         """scheduler_pending_pods{queue} from the queue as it stands."""
         for queue, n in self.queue.pending_counts().items():
@@ -194,7 +202,12 @@ class Scheduler:
         for plugin in self.profile.pre_enqueue:
             status = plugin.pre_enqueue(pod)
             if status is not None:
-                self.queue.mark_unschedulable(info, {plugin.name}, gated=True)
+                # k8s v1.37 writes nothing for this (no condition, no Event: PreEnqueue returns
+                # only a Status, framework/interface.go; the queue just logs it and keeps the pod
+                # gated, backend/queue/scheduling_queue.go runPreEnqueuePlugins). Kept for drasim's
+                # own views (pre_enqueue_rejection).
+                self.queue.mark_unschedulable(info, {plugin.name}, gated=True,
+                                              gated_by=(plugin.name, status.message()))
                 return
         state = CycleState()
         try:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from drasim.api.kinds import BY_KIND, Kind
+from drasim.api.nesting import clone_deep
 from drasim.errors import InputError
 from drasim.sim.clock import Clock
 
@@ -62,12 +63,11 @@ class WatchEvent:
 Key = tuple[str, str]  # (namespace or "", name)
 
 
-def clone(value):
-    """Deep copy of JSON-shaped data; much faster than copy.deepcopy."""
+def _clone(value):
     if isinstance(value, dict):
-        return {k: clone(v) for k, v in value.items()}
+        return {k: _clone(v) for k, v in value.items()}
     if isinstance(value, list):
-        return [clone(v) for v in value]
+        return [_clone(v) for v in value]
     return value
 
 
@@ -77,6 +77,15 @@ def _held(kind_name: str, obj: dict) -> bool:
     if obj["metadata"].get("finalizers"):
         return True
     return kind_name == "Namespace" and bool((obj.get("spec") or {}).get("finalizers"))
+
+
+def clone(value):
+    """Deep copy of JSON-shaped data; much faster than copy.deepcopy. Recursive (the fast way)
+    up to the interpreter's limit, then with an explicit stack: manifests may nest 10,000 deep."""
+    try:
+        return _clone(value)
+    except RecursionError:
+        return clone_deep(value)
 
 
 def key_of(obj: dict) -> Key:

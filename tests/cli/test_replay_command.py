@@ -19,16 +19,16 @@ spec:
 ---
 apiVersion: v1
 kind: Node
-metadata: {name: n, labels: {kubernetes.io/hostname: n}}
+metadata: {name: node-a, labels: {kubernetes.io/hostname: node-a}}
 status: {allocatable: {cpu: "8", memory: 8Gi, pods: "110"}}
 ---
 apiVersion: resource.k8s.io/v1
 kind: ResourceSlice
-metadata: {name: n}
+metadata: {name: node-a}
 spec:
   driver: gpu.example.com
-  nodeName: n
-  pool: {name: n, generation: 1, resourceSliceCount: 1}
+  nodeName: node-a
+  pool: {name: node-a, generation: 1, resourceSliceCount: 1}
   devices: [{name: gpu-0}, {name: gpu-1}]
 ---
 apiVersion: resource.k8s.io/v1
@@ -84,7 +84,7 @@ def test_csv_trace_and_a_scheduled_event(files):
 kind: DeviceTaintRule
 metadata: {name: maintenance}
 spec:
-  deviceSelector: {driver: gpu.example.com, pool: n, device: gpu-1}
+  deviceSelector: {driver: gpu.example.com, pool: node-a, device: gpu-1}
   taint: {key: k, effect: NoSchedule}
 """)
     (files / "trace.csv").write_text("name,at,namespace,pod,count,runFor\nfirst,0s,default,pod.yaml,1,1h\n"

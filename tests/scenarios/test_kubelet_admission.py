@@ -55,3 +55,23 @@ def test_scheduled_pod_is_admitted_through_its_claim():
     p = cp.store.get("Pod", "default", "scheduled")
     assert p["spec"]["nodeName"] == "n1" and p["status"]["phase"] == "Running"
     assert p["status"]["extendedResourceClaimStatus"]["requestMappings"][0]["resourceName"] == "example.com/gpu"
+
+
+def test_usage_counts_running_pods_only_and_follows_deletions():
+    """Admission compares against the node's Running pods: a rejected pod takes nothing, a deleted
+    one gives its share back (the usage is kept from watch events, not summed per admission)."""
+    cp = cluster("2")
+    for name in ("p1", "p2", "p3"):
+        cp.create(pod(name, "example.com/gpu", node="n1"))
+    cp.settle()
+    phases = {n: cp.store.get("Pod", "default", n)["status"]["phase"] for n in ("p1", "p2", "p3")}
+    assert phases == {"p1": "Running", "p2": "Running", "p3": "Failed"}
+    assert cp.store.get("Pod", "default", "p3")["status"]["message"] == (
+        "Pod was rejected: Node didn't have enough resource: example.com/gpu, requested: 1, used: 2, capacity: 2")
+    cp.store.delete("Pod", "default", "p1")
+    cp.create(pod("p4", "example.com/gpu", node="n1"))
+    cp.settle()
+    assert cp.store.get("Pod", "default", "p4")["status"]["phase"] == "Running"
+    cp.create(pod("p5", "example.com/gpu", node="n1"))
+    cp.settle()
+    assert cp.store.get("Pod", "default", "p5")["status"]["message"].endswith("used: 2, capacity: 2")

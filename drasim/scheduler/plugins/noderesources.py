@@ -18,14 +18,15 @@ requests, and skips best-effort pods.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, ClassVar, Iterable
 
 from drasim.api.extendedresource import is_dra_extended_resource_name, is_extended_resource_name
-from drasim.api.podresources import CPU, MEMORY, PODS, is_sidecar, quantity_units, resource_list
+from drasim.api.podresources import CPU, MEMORY, PODS, resource_list
 from drasim.scheduler.framework import SKIP, Code, CycleState, NodeInfo, Status
 from drasim.scheduler.plugins.names import NODE_RESOURCES_BALANCED_ALLOCATION, NODE_RESOURCES_FIT
-from drasim.scheduler.resources import pod_requests
+from drasim.scheduler.resources import (DEFAULT_MEMORY_REQUEST, DEFAULT_MILLI_CPU_REQUEST, non_zero_requests,
+                                       pod_requests)
 
 __all__ = [
     "BalancedAllocation",
@@ -37,11 +38,6 @@ __all__ = [
 ]
 
 EPHEMERAL_STORAGE = "ephemeral-storage"
-
-# k8s: pkg/scheduler/util/pod_resources.go. Used for scoring only, so that
-# pods without requests still spread instead of piling onto one node.
-DEFAULT_MILLI_CPU_REQUEST = 100
-DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
 
 # k8s: fit.go reasons, verbatim; other resources read "Insufficient <name>".
 REASON_TOO_MANY_PODS = "Too many pods"
@@ -62,45 +58,6 @@ def is_scalar_resource_name(name: str) -> bool:
             or "kubernetes.io/" in name or name.startswith("attachable-volumes-"))
 
 
-# --- non-zero requests (scoring) ---------------------------------------------------
-
-def _non_zero_container(container: dict) -> tuple[int, int]:
-    requests = (container.get("resources") or {}).get("requests") or {}
-    # k8s: applyNonMissing: a missing request gets the default; an explicit 0 stays 0.
-    cpu = quantity_units(CPU, requests[CPU]) if CPU in requests else DEFAULT_MILLI_CPU_REQUEST
-    mem = quantity_units(MEMORY, requests[MEMORY]) if MEMORY in requests else DEFAULT_MEMORY_REQUEST
-    return cpu, mem
-
-
-def non_zero_requests(pod: dict) -> tuple[int, int]:
-    """(milli-cpu, memory) of PodRequests with NonMissingContainerRequests = {100m, 200Mi}.
-
-    Same aggregation as drasim.api.podresources.pod_requests (sidecars add up,
-    init containers by max of their phase), then pod-level requests replace
-    cpu/memory and overhead is added.
-    """
-    spec = pod.get("spec") or {}
-    cpu = mem = 0
-    for c in spec.get("containers") or ():
-        c_cpu, c_mem = _non_zero_container(c)
-        cpu, mem = cpu + c_cpu, mem + c_mem
-    side_cpu = side_mem = init_cpu = init_mem = 0
-    for c in spec.get("initContainers") or ():
-        c_cpu, c_mem = _non_zero_container(c)
-        if is_sidecar(c):
-            cpu, mem = cpu + c_cpu, mem + c_mem
-            side_cpu, side_mem = side_cpu + c_cpu, side_mem + c_mem
-            phase_cpu, phase_mem = side_cpu, side_mem
-        else:
-            phase_cpu, phase_mem = c_cpu + side_cpu, c_mem + side_mem
-        init_cpu, init_mem = max(init_cpu, phase_cpu), max(init_mem, phase_mem)
-    cpu, mem = max(cpu, init_cpu), max(mem, init_mem)
-    pod_level = resource_list((spec.get("resources") or {}).get("requests"))
-    cpu, mem = pod_level.get(CPU, cpu), pod_level.get(MEMORY, mem)
-    overhead = resource_list(spec.get("overhead"))
-    return cpu + overhead.get(CPU, 0), mem + overhead.get(MEMORY, 0)
-
-
 # --- per-node facts, cached across cycles -----------------------------------------
 
 @dataclass(slots=True)
@@ -113,23 +70,13 @@ class _Allocatable:
     pods: int
 
 
-@dataclass(slots=True)
-class _NonZero:
-    info: NodeInfo
-    generation: int
-    by_pod: dict[str, tuple[int, int]] = field(default_factory=dict)
-    cpu: int = 0
-    memory: int = 0
-
-
 class _NodeFacts:
-    """Parsed allocatable per node object, non-zero request sums per NodeInfo generation."""
+    """Parsed allocatable per node object; the non-zero request sums NodeInfo keeps."""
 
-    __slots__ = ("_alloc", "_non_zero")
+    __slots__ = ("_alloc",)
 
     def __init__(self) -> None:
         self._alloc: dict[str, _Allocatable] = {}
-        self._non_zero: dict[str, _NonZero] = {}
 
     def allocatable(self, info: NodeInfo) -> _Allocatable:
         node = info.node
@@ -142,21 +89,10 @@ class _NodeFacts:
             self._alloc[info.name] = entry
         return entry
 
-    def non_zero_requested(self, info: NodeInfo) -> tuple[int, int]:
-        """k8s: NodeInfo.NonZeroRequested, updated by the pods that came or went."""
-        entry = self._non_zero.get(info.name)
-        if entry is None or entry.info is not info:
-            entry = self._non_zero[info.name] = _NonZero(info, -1)
-        if entry.generation != info.generation:
-            pods, known = info.pods, entry.by_pod
-            for uid in known.keys() - pods.keys():
-                c, m = known.pop(uid)
-                entry.cpu, entry.memory = entry.cpu - c, entry.memory - m
-            for uid in pods.keys() - known.keys():
-                c, m = known[uid] = non_zero_requests(pods[uid])
-                entry.cpu, entry.memory = entry.cpu + c, entry.memory + m
-            entry.generation = info.generation
-        return entry.cpu, entry.memory
+    @staticmethod
+    def non_zero_requested(info: NodeInfo) -> tuple[int, int]:
+        """k8s: NodeInfo.NonZeroRequested, kept by NodeInfo as pods come and go."""
+        return info.non_zero_cpu, info.non_zero_memory
 
 
 # --- NodeResourcesFit -------------------------------------------------------------

@@ -246,3 +246,22 @@ def test_malformed_configs_are_config_errors(tmp_path, text, needle):
     p.write_text(text)
     with pytest.raises(ConfigError, match=needle.replace("[", r"\[").replace("]", r"\]")):
         load_config(p)
+
+
+@pytest.mark.parametrize(("params", "message"), [
+    ("{nodes: 1000000000000, pods: 1}",
+     "op 0: createNodes: countParam $nodes is 1000000000000: drasim bench creates at most 1000000 objects per op"),
+    ("{nodes: 1, pods: .inf}", "op 4: parameter pods: expected a number, got inf"),
+    ("{nodes: -1, pods: 1}", "op 0: createNodes: countParam $nodes must be >= 0, got -1"),
+])
+def test_absurd_counts_are_refused_before_anything_runs(tiny_config, capsys, params, message):
+    """A count that could never finish (or is no count) is an error naming op and field, at once."""
+    from drasim.cli.main import main
+    text = tiny_config.read_text().replace("params: {nodes: 1, pods: 1}", f"params: {params}")
+    tiny_config.write_text(text)
+    code = main(["bench", str(tiny_config), "--workload", "Tiny/unlabelled", "--json"])
+    out, err = capsys.readouterr()
+    assert code == 1 and "Traceback" not in err
+    import json
+    [record] = json.loads(out)
+    assert (record["status"], record["error"]) == ("error", message)
