@@ -186,9 +186,7 @@ def _write(tmp: Path, phases: list[list[dict]]) -> list[str]:
 # Crashes already reported to their owner, with a reproducer in fuzz_findings/open-*: (file,
 # function) of the innermost drasim frame. Inputs that hit them are discarded so CI stays
 # green on everything else; empty this once the owner's fix is merged.
-KNOWN_OPEN = {("drasim/api/defaults.py", "_claim_spec"), ("drasim/api/defaults.py", "_device_request"), ("drasim/api/defaults.py", "default_resource_slice"),
-              ("drasim/scheduler/plugins/tainttoleration.py", "<listcomp>"),
-              ("drasim/controllers/resourceclaim.py", "<listcomp>"), ("drasim/scheduler/queue.py", "priority")}
+KNOWN_OPEN: set[tuple[str, str]] = set()   # none left: typed decoding refuses them all now
 
 
 def _known_open(exc: BaseException) -> bool:
