@@ -34,7 +34,10 @@ def render_table(cp: ControlPlane, pod: dict, why: Explanation) -> str:
         console.print(f"Pod {md.get('namespace')}/{md['name']} runs on {node} ({pod['status'].get('phase')}).")
     else:
         # The same reason the simulate tables give: condition, else newest Warning Event, else waiting.
-        reason = pending_reason(pod, warnings_by_pod(cp.store.list("Event")))
+        found = cp.scheduler.pre_enqueue_rejection(pod)
+        key = (pod["metadata"].get("namespace"), pod["metadata"]["name"])
+        reason = pending_reason(pod, warnings_by_pod(cp.store.list("Event")),
+                                {key: f"{found[0]}: {found[1]}"} if found else None)
         console.print(f"Pod {md.get('namespace')}/{md['name']} is Pending: {reason}")
     for label, claim in pod_claims(pod, claims):
         results = (((claim or {}).get("status") or {}).get("allocation") or {}).get("devices", {}).get("results", [])

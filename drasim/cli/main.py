@@ -248,7 +248,7 @@ def simulate(args: argparse.Namespace) -> int:
             sys.stdout.write(textwrap.fill(header, render.terminal_width(), break_on_hyphens=False) + "\n\n")
             sys.stdout.write(render.render_table(sim.objects(include_events=True), show=args.show,
                                                  wide=args.output == "wide", evicted=sim.evicted,
-                                                 evicted_claims=sim.evicted_claims))
+                                                 evicted_claims=sim.evicted_claims, held=sim.held()))
         raise failure
     if args.metrics:   # before any output: a path that cannot be written is the only error
         sim.write_metrics(args.metrics)
@@ -261,7 +261,7 @@ def simulate(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render.render_table(sim.objects(include_events=True), show=args.show,
                                              wide=args.output == "wide", evicted=sim.evicted,
-                                                 evicted_claims=sim.evicted_claims))
+                                                 evicted_claims=sim.evicted_claims, held=sim.held()))
     return 0
 
 

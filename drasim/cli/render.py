@@ -191,10 +191,10 @@ def default_tables(pod_count: int) -> tuple[str, ...]:
 
 def render_table(objects: list[dict], width: int | None = None, *, show: tuple[str, ...] | None = None,
                  wide: bool = False, evicted: list[dict] | None = None,
-                 evicted_claims: dict[tuple, dict] | None = None) -> str:
+                 evicted_claims: dict[tuple, dict] | None = None, held: dict[tuple, str] | None = None) -> str:
     """The tables `show` names (default: by cluster size), `objects` being the settled List plus
     Events; `evicted`: pods the eviction controller deleted, with their claims as they were then."""
-    cluster = view.Cluster.of(objects, evicted, evicted_claims)
+    cluster = view.Cluster.of(objects, evicted, evicted_claims, held)
     rows = view.pod_rows(cluster)
     chosen = show or default_tables(len(rows))
     buf = io.StringIO()

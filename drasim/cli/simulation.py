@@ -46,6 +46,16 @@ class Simulation:
             self.applied = i
         return None
 
+    def held(self) -> dict[tuple, str]:
+        """(namespace, name) -> "Plugin: message" for the unscheduled pods a PreEnqueue check holds."""
+        out = {}
+        for pod in self.cp.store.list("Pod"):
+            if not pod["spec"].get("nodeName"):
+                found = self.cp.scheduler.pre_enqueue_rejection(pod)
+                if found is not None:
+                    out[(pod["metadata"].get("namespace"), pod["metadata"]["name"])] = f"{found[0]}: {found[1]}"
+        return out
+
     def objects(self, include_events: bool = False) -> list[dict]:
         return self.cp.objects(include_events=include_events)
 

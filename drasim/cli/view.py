@@ -29,14 +29,15 @@ class Cluster:
     by_kind: dict[str, list[dict]]
     evicted: list[dict] = field(default_factory=list)     # pods as they were when deleted
     evicted_claims: dict[tuple, dict] = field(default_factory=dict)   # their claims then
+    held: dict[tuple, str] = field(default_factory=dict)   # (ns, name) -> why PreEnqueue holds it back
 
     @classmethod
     def of(cls, objects: list[dict], evicted: list[dict] | None = None,
-           evicted_claims: dict[tuple, dict] | None = None) -> "Cluster":
+           evicted_claims: dict[tuple, dict] | None = None, held: dict[tuple, str] | None = None) -> "Cluster":
         by_kind: dict[str, list[dict]] = {}
         for o in objects:
             by_kind.setdefault(o["kind"], []).append(o)
-        return cls(by_kind, list(evicted or ()), dict(evicted_claims or {}))
+        return cls(by_kind, list(evicted or ()), dict(evicted_claims or {}), dict(held or {}))
 
     def kind(self, name: str) -> list[dict]:
         return self.by_kind.get(name, [])
@@ -85,13 +86,18 @@ def warnings_by_pod(events: list[dict]) -> dict[tuple, dict]:
     return newest
 
 
-def pending_reason(pod: dict, warnings: dict[tuple, dict]) -> str:
+def pending_reason(pod: dict, warnings: dict[tuple, dict], held: dict[tuple, str] | None = None) -> str:
     """Why a pod has no node: its PodScheduled condition (kube-scheduler's words), else the newest
-    Warning Event about it (a pod held before scheduling), else that it waits for its turn."""
+    Warning Event about it (a claim the controller could not create), else the PreEnqueue check
+    holding it back (a missing claim: v1.37 writes neither condition nor Event for it, so the
+    scheduler's queue is the only place the reason is), else that it waits for its turn."""
     cond = condition(pod, "PodScheduled")
     if cond.get("status") == "False" and (cond.get("message") or cond.get("reason")):
         return ": ".join(p for p in (cond.get("reason"), cond.get("message")) if p)
     md = pod["metadata"]
+    key = (md.get("namespace"), md["name"])
+    if key in (held or {}) and key not in warnings:
+        return held[key]
     ev = warnings.get((md.get("namespace"), md["name"]))
     if ev is not None and (ev.get("involvedObject") or {}).get("uid") in (None, md.get("uid")):
         return ": ".join(p for p in (ev.get("reason"), ev.get("message")) if p)
@@ -128,7 +134,7 @@ def pod_rows(cluster: Cluster) -> list[PodRow]:
         if evicted:
             phase, reason = EVICTED, evicted_reason(pod)
         elif not node:
-            phase, reason = "Pending", pending_reason(pod, warnings)
+            phase, reason = "Pending", pending_reason(pod, warnings, cluster.held)
         else:
             phase, reason = (pod.get("status") or {}).get("phase", "") or "Pending", ""
         md = pod["metadata"]
