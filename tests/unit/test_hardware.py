@@ -111,6 +111,23 @@ def test_dynamic_mig_whole_gpu_blocks_its_mig_devices():
     assert _allocated(cp, "slice") == []
 
 
+def test_eight_gpu_node_with_mig_whole_gpus_and_slices_exclude_each_other():
+    """An NVIDIA-shaped 8-GPU node with dynamic MIG: 7 whole GPUs and a 1g.10gb slice fit; an 8th
+    whole GPU does not (the slice took part of gpu-7's counters), nor a slice on a whole GPU."""
+    objects = generate(pools(h100(gpus=8)))
+    assert sum(1 for _, d in devices(objects) if d["attributes"]["type"]["string"] == "mig") == 8 * 29 - 8
+    cp = cluster(objects)
+    seven = _claim("seven", "gpu.nvidia.com")
+    seven["spec"]["devices"]["requests"][0]["exactly"]["count"] = 7
+    _place(cp, seven, _pod("a", "seven"))
+    _place(cp, _claim("slice", "mig.nvidia.com", ONE_G), _pod("b", "slice"))
+    _place(cp, _claim("eighth", "gpu.nvidia.com"), _pod("c", "eighth"))
+    whole = set(_allocated(cp, "seven"))
+    [mig] = _allocated(cp, "slice")
+    assert len(whole) == 7 and not any(mig.startswith(g + "-mig") for g in whole)   # the slice is on the 8th GPU
+    assert _allocated(cp, "eighth") == []
+
+
 def test_dynamic_mig_a_mig_device_blocks_the_whole_gpu_but_not_other_slices():
     cp = cluster(generate(pools(h100())))
     _place(cp, _claim("slice", "mig.nvidia.com", ONE_G), _pod("a", "slice"))
