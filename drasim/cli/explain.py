@@ -62,7 +62,34 @@ def render_table(cp: ControlPlane, pod: dict, why: Explanation) -> str:
             t.add_row(v.node, verdict, *[str(v.scores.get(p, "")) for p in plugins],
                       "" if v.total is None else str(v.total))
         console.print(t)
+        _device_reasons(console, cp, pod, why)
     return tidy(buf.getvalue())
+
+
+DEVICE_NODES_SHOWN = 5   # nodes whose device-level reasons are printed (JSON has all)
+
+
+def _dra_rejected(cp: ControlPlane, why: Explanation) -> list[dict]:
+    names = [v.node for v in why.nodes if v.status is not None and v.status.plugin == "DynamicResources"]
+    return [n for n in (cp.store.get("Node", None, name) for name in names) if n is not None]
+
+
+def _device_reasons(console, cp: ControlPlane, pod: dict, why: Explanation) -> None:
+    """Down to the device: for DRA-rejected nodes, each request's devices and why each cannot serve it."""
+    from drasim.plan.devicewhy import explain_node
+
+    nodes = _dra_rejected(cp, why)
+    for node in nodes[:DEVICE_NODES_SHOWN]:
+        for r in explain_node(cp, pod, node):
+            console.print()
+            count = r.count if r.count == "all" else f"{r.count} device(s)"
+            console.print(f"{node['metadata']['name']}: {r.claim}, request {r.request} "
+                          f"(class {r.device_class or '-'}, {count}): {r.hint}")
+            for d in r.devices:
+                detail = f" ({d.detail})" if d.detail else ""
+                console.print(f"  {d.device}: {'usable' if d.reason is None else d.reason}{detail}")
+    if len(nodes) > DEVICE_NODES_SHOWN:
+        console.print(f"\n({len(nodes) - DEVICE_NODES_SHOWN} more node(s) rejected by DynamicResources: -o json has them all)")
 
 
 def render_json(cp: ControlPlane, pod: dict, why: Explanation) -> str:
@@ -72,6 +99,11 @@ def render_json(cp: ControlPlane, pod: dict, why: Explanation) -> str:
                       "plugin": None if v.status is None else v.status.plugin,
                       "reason": None if v.status is None else v.status.message(),
                       "scores": v.scores, "total": v.total} for v in why.nodes]}
+    from drasim.plan.devicewhy import explain_node
+    out["devices"] = {node["metadata"]["name"]: [
+        {"claim": r.claim, "request": r.request, "deviceClass": r.device_class, "count": r.count, "usable": r.usable,
+         "hint": r.hint, "devices": [{"device": d.device, "reason": d.reason, "detail": d.detail} for d in r.devices]}
+        for r in explain_node(cp, pod, node)] for node in _dra_rejected(cp, why)}
     return json.dumps(out, indent=2) + "\n"
 
 
