@@ -271,7 +271,7 @@ class Kubelets:
                 claim = claims.get(ref.get("name"))
                 if claim is None:
                     continue
-                for r in claim["status"]["allocation"]["devices"]["results"]:
+                for r in ((claim["status"]["allocation"].get("devices") or {}).get("results") or ()):
                     request = r["request"].split("/")[0]
                     if ref.get("request") and ref["request"] != request:
                         continue

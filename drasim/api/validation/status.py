@@ -9,7 +9,7 @@ dropped on create (k8s: their strategies' PrepareForCreate).
 """
 from __future__ import annotations
 
-from drasim.api.fielderrors import Path
+from drasim.api.fielderrors import Path, required
 from drasim.api.validation.common import Errors, dict_items, get_dict, get_list, get_str
 
 # k8s registry/apps/{deployment,replicaset,daemonset}/strategy.go PrepareForCreate reset status.
@@ -52,6 +52,11 @@ def validate_status(obj: dict) -> Errors:
                 for _, r, rp in dict_items(results if isinstance(results, list) else [],
                                            p.child("devices", "results"), errs):
                     _strings(r, ("request", "driver", "pool", "device", "shareID"), rp, errs)
+                    # k8s: validateDeviceRequestAllocationResult — request, driver, pool and device
+                    # are required (a snapshot's allocation names the device it holds).
+                    for key in ("request", "driver", "pool", "device"):
+                        if isinstance(r, dict) and not r.get(key):
+                            errs.append(required(rp.child(key)))
                     get_list(r, "tolerations", rp, errs)
                     get_dict(r, "consumedCapacity", rp, errs)
             get_dict(allocation, "nodeSelector", p, errs)
