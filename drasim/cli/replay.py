@@ -27,16 +27,23 @@ def render_table(summary: dict, width: int = 160) -> str:
                   f"{summary['utilisation']:.1%}; {summary['evictions']} pod(s) evicted; "
                   f"{summary['idleDeviceHoursWhilePodsPending']:g} device-hours idle while pods were pending.")
     table = Table(title="Per namespace", title_justify="left", show_edge=False)
-    for col in ("NAMESPACE", "PODS", "SCHEDULED", "NEVER SCHEDULED", "EVICTED", "WAIT p50 / p90 / p99", "DEVICE-HOURS"):
+    for col in ("NAMESPACE", "PODS", "SCHEDULED", "NEVER SCHEDULED", "EVICTED", "WAIT p50 / p90 / p99", "DEVICE-HOURS",
+                "MEMORY GiB-HOURS"):
         table.add_column(col, overflow="fold")
     for ns, row in summary["namespaces"].items():
         waits = row["timeToSchedule"]
         table.add_row(ns, str(row["pods"]), str(row["scheduled"]), str(row["neverScheduled"]), str(row["evicted"]),
                       " / ".join(_hms(waits[k]) for k in ("p50", "p90", "p99")) if waits else "-",
-                      f"{row['deviceHours']:g}")
+                      f"{row['deviceHours']:g}", f"{row['memoryGiBHours']:g}")
     console.print(table)
     for cls, hours in summary["deviceHoursByClass"].items():
-        console.print(f"{cls}: {hours:g} device-hours")
+        waits = summary["timeToScheduleByClass"].get(cls)
+        used = summary["utilisationByClass"].get(cls)
+        console.print(f"{cls}: {hours:g} device-hours" + ("" if used is None else f", utilisation {used:.1%}")
+                      + ("" if not waits else f", wait p50/p99 {_hms(waits['p50'])}/{_hms(waits['p99'])}"))
+    for pool, used in summary["utilisationByNodePool"].items():
+        if used is not None:
+            console.print(f"node pool {pool}: utilisation {used:.1%}")
     for refused in summary["refusedArrivals"]:
         console.print(f"refused arrival: {refused}")
     return buf.getvalue()
@@ -54,7 +61,17 @@ def run(args) -> int:
         except ValueError as e:
             raise InputError(f"--until: {e}") from None
     trace = load_trace(args.trace)
-    timeline = replay(_read_phases(args.cluster), trace, Options(seed=args.seed), until=until)
+    import sys
+    if sys.stderr.isatty():   # a long replay shows how far virtual time got
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+        with Progress(TextColumn("replay"), BarColumn(), TextColumn("{task.fields[at]}"), TimeElapsedColumn(),
+                      transient=True) as bar:
+            task = bar.add_task("replay", total=1.0, at="")
+            timeline = replay(_read_phases(args.cluster), trace, Options(seed=args.seed), until=until,
+                              progress=lambda done, total: bar.update(task, completed=done / total if total else 1.0,
+                                                                      at=f"{_hms(done)} of {_hms(total)}"))
+    else:
+        timeline = replay(_read_phases(args.cluster), trace, Options(seed=args.seed), until=until)
     result = summary(timeline)
     if args.html:
         from drasim.report import html, pages

@@ -148,6 +148,7 @@ class PodRecord:
     finished: float | None = None
     node: str | None = None
     evicted: bool = False
+    classes: tuple[str, ...] = ()   # the DeviceClasses of its claims' requests, when it was bound
 
 
 @dataclass
@@ -157,6 +158,8 @@ class Allocation:
     devices: tuple[tuple[str, str, str, str | None], ...]   # (driver, pool, device, class)
     start: float
     end: float | None = None
+    node: str | None = None          # the node the allocation is for
+    memory_bytes: int = 0            # of its devices, where the slices say (ledger's GiB-hours)
 
 
 @dataclass
@@ -168,6 +171,9 @@ class Timeline:
     samples: list[tuple[float, int, int, int]] = field(default_factory=list)   # (t, pending, running, devices)
     total_devices: int = 0
     evictions: int = 0
+    devices_by_class: dict[str, int] = field(default_factory=dict)   # devices each class selects
+    devices_by_pool: dict[str, int] = field(default_factory=dict)    # devices per node pool label
+    node_pools: dict[str, str] = field(default_factory=dict)         # node -> its pool
 
 
 class _Recorder:
@@ -181,6 +187,22 @@ class _Recorder:
 
     def now(self) -> float:
         return self.cp.clock.now - self.t.start
+
+    memory: dict[tuple, int] = {}
+
+    def _pod_classes(self, pod: dict) -> tuple[str, ...]:
+        from drasim.api.podclaims import pod_claims
+        ns = pod["metadata"].get("namespace")
+        names = [name for _, name, _ in pod_claims(pod) if name]
+        ext = (pod.get("status") or {}).get("extendedResourceClaimStatus") or {}
+        if ext.get("resourceClaimName"):
+            names.append(ext["resourceClaimName"])
+        classes = set()
+        for name in names:
+            claim = self.cp.store.get("ResourceClaim", ns, name)
+            if claim is not None:
+                classes.update(c for c in _request_classes(claim).values() if c)
+        return tuple(sorted(classes))
 
     def sample(self) -> None:
         point = (self.now(), self.pending, self.running, self.devices)
@@ -203,6 +225,7 @@ class _Recorder:
             if rec is not None:
                 if new_state == "running" and rec.bound is None:
                     rec.bound, rec.node = self.now(), obj["spec"].get("nodeName")
+                    rec.classes = self._pod_classes(obj)
                 if new_state == "done" and rec.finished is None:
                     rec.finished = self.now()
                 if ev.type == DELETED and rec.finished is None:
@@ -227,11 +250,42 @@ class _Recorder:
                 devices = tuple((r.get("driver", ""), r.get("pool", ""), r.get("device", ""),
                                  classes.get((r.get("request") or "").split("/")[0]))
                                 for r in (allocation.get("devices") or {}).get("results") or ())
-                a = Allocation(md.get("namespace") or "", md["name"], devices, self.now())
+                a = Allocation(md.get("namespace") or "", md["name"], devices, self.now(),
+                               node=_allocation_node(allocation), memory_bytes=sum(self.memory.get(d[:3], 0)
+                                                                                   for d in devices))
                 self.t.allocations.append(a)
                 self.open[key] = a
                 self.devices += len(devices)
         self.sample()
+
+
+def _allocation_node(allocation: dict) -> str | None:
+    for term in (allocation.get("nodeSelector") or {}).get("nodeSelectorTerms") or ():
+        for req in term.get("matchFields") or ():
+            if req.get("key") == "metadata.name" and len(req.get("values") or ()) == 1:
+                return req["values"][0]
+    return None
+
+
+def _inventory(cp: ControlPlane, timeline: "Timeline", recorder: "_Recorder") -> None:
+    """Devices per class and per node pool, and each device's memory, at the start."""
+    from drasim.hardware.common import POOL_LABEL
+    from drasim.plan.inventory import class_devices_by_node
+    from drasim.plan.ledger import _memory
+
+    for node in cp.store.list("Node"):
+        labels = node["metadata"].get("labels") or {}
+        timeline.node_pools[node["metadata"]["name"]] = labels.get(POOL_LABEL) or "(no node pool label)"
+    for dc in cp.store.list("DeviceClass"):
+        timeline.devices_by_class[dc["metadata"]["name"]] = sum(class_devices_by_node(cp, dc["metadata"]["name"]).values())
+    memory = {}
+    for sl in cp.store.list("ResourceSlice"):
+        spec = sl.get("spec") or {}
+        pool = timeline.node_pools.get(spec.get("nodeName"), "(shared)")
+        for d in spec.get("devices") or ():
+            timeline.devices_by_pool[pool] = timeline.devices_by_pool.get(pool, 0) + 1
+            memory[(spec.get("driver"), (spec.get("pool") or {}).get("name"), d.get("name"))] = _memory(d) or 0
+    recorder.memory = memory
 
 
 def _pod_state(pod: dict | None) -> str | None:
@@ -267,8 +321,29 @@ def _job_pod(job: Job, i: int) -> dict:
     return pod
 
 
+def _run(cp: ControlPlane, end: float | None, progress, start: float, horizon: float) -> None:
+    """Run to quiescence (or virtual time `end`), telling `progress(done, total)` in virtual
+    seconds every few thousand steps (a month of a large cluster takes minutes)."""
+    clock, components, steps = cp.clock, cp.components, 0
+    while True:
+        for component in components:
+            if component.has_work():
+                component.run_once()
+                break
+        else:
+            nxt = clock.next_timer()
+            if nxt is None or (end is not None and nxt > end):
+                break
+            clock.fire_next()
+        steps += 1
+        if progress is not None and steps % 5000 == 0:
+            progress(min(clock.now - start, horizon), horizon)
+    if progress is not None:
+        progress(horizon, horizon)
+
+
 def replay(phases: list[list[Document]], trace: Trace, options: Options = Options(),
-           until: float | None = None) -> Timeline:
+           until: float | None = None, progress=None) -> Timeline:
     cp = ControlPlane(options)
     late: list[tuple[float, Document]] = []
     for docs in phases:   # pods with drasim.io/arrival come later
@@ -284,6 +359,7 @@ def replay(phases: list[list[Document]], trace: Trace, options: Options = Option
     timeline.total_devices = sum(len((s.get("spec") or {}).get("devices") or ()) for s in cp.store.list("ResourceSlice"))
     jobs = {f"{j.namespace}/{j.name}-{i}": j.name for j in trace.jobs for i in range(j.count)}
     recorder = _Recorder(cp, timeline, jobs)
+    _inventory(cp, timeline, recorder)
     errors: list[InputError] = []
 
     def arrive(docs: list[Document]):
@@ -302,8 +378,10 @@ def replay(phases: list[list[Document]], trace: Trace, options: Options = Option
         cp.clock.call_at(start + ev.at, arrive(list(ev.documents)))
     for at, doc in late:
         cp.clock.call_at(start + at, arrive([doc]))
-    from drasim.sim.loop import run_until_quiet
-    run_until_quiet(cp.clock, cp.components, until=None if until is None else start + until)
+    horizon = until if until is not None else max(
+        [j.at + (parse_go_duration(j.run_for) if j.run_for else 0) for j in trace.jobs] +
+        [e.at for e in trace.events] + [at for at, _ in late] + [0.0])
+    _run(cp, None if until is None else start + until, progress, start, horizon)
     if until is not None and cp.clock.now < start + until:
         cp.clock.advance(start + until - cp.clock.now)   # the replay covers the whole span asked for
     timeline.end = cp.clock.now
@@ -320,26 +398,39 @@ def percentiles(values: list[float], ps=(50, 90, 99)) -> dict[str, float] | None
 
 
 def summary(t: Timeline) -> dict:
-    """Per namespace: pods, scheduled, never scheduled, evicted, time to schedule, device-hours;
-    per class device-hours; utilisation (time-weighted allocated / published devices); and the
-    device-hours idle while pods were pending."""
+    """Per namespace: pods, scheduled, never scheduled, evicted, time to schedule, device-hours and
+    GiB-hours of device memory; time to schedule and utilisation per DeviceClass; utilisation per
+    node pool; overall utilisation (time-weighted allocated / published devices); the device-hours
+    left idle while pods were pending; evictions."""
     end = t.end - t.start
+    hours_total = end / 3600
+
+    def ns_row(ns: str) -> dict:
+        return by_ns.setdefault(ns, {"pods": 0, "scheduled": 0, "neverScheduled": 0, "evicted": 0, "waits": [],
+                                     "deviceHours": 0.0, "memoryGiBHours": 0.0})
+
     by_ns: dict[str, dict] = {}
+    waits_by_class: dict[str, list[float]] = {}
     for rec in t.pods.values():
-        ns = by_ns.setdefault(rec.namespace, {"pods": 0, "scheduled": 0, "neverScheduled": 0, "evicted": 0,
-                                              "waits": [], "deviceHours": 0.0})
+        ns = ns_row(rec.namespace)
         ns["pods"] += 1
         if rec.bound is None:
             ns["neverScheduled"] += 1
         else:
             ns["scheduled"] += 1
             ns["waits"].append(rec.bound - rec.created)
+            for cls in rec.classes:
+                waits_by_class.setdefault(cls, []).append(rec.bound - rec.created)
         ns["evicted"] += rec.evicted
     by_class: dict[str, float] = {}
+    by_pool: dict[str, float] = {}
     for a in t.allocations:
         hours = ((a.end if a.end is not None else end) - a.start) / 3600
-        by_ns.setdefault(a.namespace, {"pods": 0, "scheduled": 0, "neverScheduled": 0, "evicted": 0, "waits": [],
-                                       "deviceHours": 0.0})["deviceHours"] += hours * len(a.devices)
+        row = ns_row(a.namespace)
+        row["deviceHours"] += hours * len(a.devices)
+        row["memoryGiBHours"] += hours * a.memory_bytes / 1024 ** 3
+        pool = t.node_pools.get(a.node, "(shared)") if a.node else "(shared)"
+        by_pool[pool] = by_pool.get(pool, 0.0) + hours * len(a.devices)
         for d in a.devices:
             by_class[d[3] or "(unknown)"] = by_class.get(d[3] or "(unknown)", 0.0) + hours
     busy = idle_while_waiting = 0.0
@@ -351,8 +442,16 @@ def summary(t: Timeline) -> dict:
     for ns in by_ns.values():
         ns["timeToSchedule"] = percentiles(ns.pop("waits"))
         ns["deviceHours"] = round(ns["deviceHours"], 6)
+        ns["memoryGiBHours"] = round(ns["memoryGiBHours"], 6)
+
+    def share(used: float, devices: int) -> float | None:
+        return round(used / (devices * hours_total), 6) if devices and hours_total else None
+
     return {"duration": end, "namespaces": dict(sorted(by_ns.items())),
             "deviceHoursByClass": {k: round(v, 6) for k, v in sorted(by_class.items())},
+            "timeToScheduleByClass": {k: percentiles(v) for k, v in sorted(waits_by_class.items())},
+            "utilisationByClass": {k: share(by_class.get(k, 0.0), n) for k, n in sorted(t.devices_by_class.items())},
+            "utilisationByNodePool": {k: share(by_pool.get(k, 0.0), n) for k, n in sorted(t.devices_by_pool.items())},
             "utilisation": busy / (t.total_devices * end) if t.total_devices and end else 0.0,
             "idleDeviceHoursWhilePodsPending": round(idle_while_waiting / 3600, 6),
             "evictions": t.evictions, "refusedArrivals": getattr(t, "errors", [])}

@@ -76,6 +76,9 @@ def test_device_hours_and_waits_by_hand(files):
     assert b.finished - b.bound == pytest.approx(30 * 60, abs=10)
     assert s["deviceHoursByClass"] == {"gpu.example.com": pytest.approx(2.5, abs=0.01)}
     assert s["utilisation"] == pytest.approx(2.5 / (2 * s["duration"] / 3600), abs=0.01)
+    assert s["utilisationByClass"]["gpu.example.com"] == pytest.approx(s["utilisation"], abs=0.01)
+    waits = s["timeToScheduleByClass"]["gpu.example.com"]
+    assert waits["p99"] == pytest.approx(50 * 60, abs=10) and waits["p50"] < 10
 
 
 def test_csv_trace_and_a_scheduled_event(files):
