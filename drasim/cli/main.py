@@ -136,6 +136,7 @@ def _parser() -> argparse.ArgumentParser:
     mg.add_argument("--plan", action="store_true",
                     help="order all device-plugin nodes into waves that keep every placed pod placed")
     mg.add_argument("-o", "--output", choices=("table", "json"), default="table", help="table (default) or json")
+    mg.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report (before/after per node)")
     _seed(mg)
     tr = command("trace", "turn a public GPU-cluster trace (Alibaba openb CSVs) into a DRA cluster and a trace")
     tr.add_argument("action", choices=("import",), help="import: write cluster.yaml and trace.yaml for drasim replay")
@@ -346,6 +347,8 @@ def migrate(args: argparse.Namespace) -> int:
     if not args.node:
         raise InputError("migrate: give --node NODE (repeatable), or --plan")
     result = mig.migrate(documents, args.node, slices, classes, options)
+    if args.html:
+        _write_html(args.html, lambda pages: pages.migrate_page(result))
     sys.stdout.write((view.render_json if args.output == "json" else view.render_table)(result))
     failed = any(not s.ok or set(s.pending) - set(result.before_pending) for s in result.steps)
     return 1 if failed else 0

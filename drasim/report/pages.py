@@ -151,3 +151,24 @@ def timeline_page(timeline, summary: dict) -> Page:
                [[n, r["pods"], r["scheduled"], r["neverScheduled"], r["evicted"], r["deviceHours"]]
                 for n, r in summary["namespaces"].items()])
     return page
+
+
+def migrate_page(m) -> Page:
+    """Before/after for a node-by-node migration: devices in use and pods pending per step."""
+    go = _go()
+    page = Page("drasim migrate: the node-by-node move to DRA")
+    steps = ["before"] + [s.node for s in m.steps]
+    fig = go.Figure([go.Bar(name="devices in use", x=steps, y=[m.before_devices_in_use] + [s.devices_in_use for s in m.steps]),
+                     go.Bar(name="pods pending", x=steps, y=[len(m.before_pending)] + [len(s.pending) for s in m.steps])])
+    fig.update_layout(barmode="group", title="After each node", height=360)
+    page.figure(fig)
+    for s in m.steps:
+        page.heading(f"{s.node}: {'done' if s.ok else 'stopped'}")
+        if not s.ok:
+            page.note(s.problem or "")
+            continue
+        page.table(["POD", "MOVED"], [[p, v] for p, v in sorted(s.moved.items())])
+        if s.pending:
+            page.table(["PENDING POD", "WHY"], [[p, v] for p, v in sorted(s.pending.items())])
+        page.note(", ".join(f"{k}: {v}" for k, v in s.capacity_after.items()) + " (capacity after; 0 wanted)")
+    return page

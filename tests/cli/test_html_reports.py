@@ -24,6 +24,10 @@ CASES = {
     "simulate": (["simulate", str(EX / "gpu-64gi" / "cluster.yaml"), str(EX / "gpu-64gi" / "workload.yaml")], 0, 2),
     "audit": (["audit", str(EX / "audit-mixed")], 1, 1),
     "ledger": (["ledger", str(EX / "ledger-mig" / "cluster.yaml"), str(EX / "ledger-mig" / "workload.yaml")], 0, 2),
+    "migrate": (["migrate", str(EX / "migrate-three-nodes" / "cluster.yaml"), "--node", "gpu-1", "--node", "gpu-2",
+                 "--driver-slices", str(EX / "migrate-three-nodes" / "driver-slices.yaml"),
+                 "--class", str(EX / "migrate-three-nodes" / "class.yaml")], 0, 1),
+    "replay": (["replay", str(EX / "timeline" / "trace.yaml"), "--cluster", str(EX / "timeline" / "cluster.yaml")], 0, 3),
 }
 
 
