@@ -32,6 +32,15 @@ def render_table(books: list[NamespaceLedger], width: int = 160) -> str:
         summary.add_row(b.namespace, str(b.devices), f"{b.whole_equivalents:g}", f"{b.memory_gib:g}Gi",
                         hardware or "-", quota or "-")
     console.print(summary)
+    if any(b.over_time for b in books):
+        over = Table(title="Over the replayed trace", title_justify="left", show_edge=False)
+        for col in ("NAMESPACE", "PODS", "DEVICE-HOURS", "MEMORY GiB-HOURS"):
+            over.add_column(col)
+        for b in books:
+            if b.over_time:
+                over.add_row(b.namespace, str(b.over_time["pods"]), f"{b.over_time['deviceHours']:g}",
+                             f"{b.over_time['memoryGiBHours']:g}")
+        console.print(over)
     for note in same_count_different_hardware(books):
         console.print(f"note: {note}")
     detail = Table(title="Devices", title_justify="left", show_edge=False)

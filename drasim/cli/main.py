@@ -105,6 +105,8 @@ def _parser() -> argparse.ArgumentParser:
     le.add_argument("-o", "--output", choices=("table", "json", "csv"), default="table",
                     help="table (default), json, or csv for chargeback")
     le.add_argument("--html", metavar="FILE", help="also write a self-contained HTML report (tables and plots) to FILE")
+    le.add_argument("--trace", metavar="TRACE", help="replay this trace on the phases first (drasim replay's format): "
+                                                     "add device-hours, GiB-hours and utilisation per namespace")
     _seed(le)
     inv = command("inventory", "generate Nodes, ResourceSlices and DeviceClasses as real DRA drivers publish them")
     inv.add_argument("pools", metavar="POOLS.yaml", help="the node pools (format: docs/hardware.md)")
@@ -296,7 +298,22 @@ def ledger(args: argparse.Namespace) -> int:
     from drasim.cli import ledger as ledger_view
     from drasim.plan.ledger import ledger as build
 
-    books = build(_settled(args.phases, args.seed))
+    if args.trace:   # over a timeline: the ledger of the end state, plus what each namespace used over time
+        from drasim.controlplane import Options
+        from drasim.plan.timeline import load_trace, replay, summary
+        timeline = replay(_read_phases(args.phases), load_trace(args.trace), Options(seed=args.seed))
+        used = summary(timeline)
+        from drasim.plan.ledger import NamespaceLedger
+        books = build(timeline.cp)
+        known = {b.namespace for b in books}
+        books = sorted(books + [NamespaceLedger(ns) for ns in used["namespaces"] if ns not in known],
+                       key=lambda b: b.namespace)
+        for b in books:
+            row = used["namespaces"].get(b.namespace) or {}
+            b.over_time = {"deviceHours": row.get("deviceHours", 0.0), "memoryGiBHours": row.get("memoryGiBHours", 0.0),
+                           "pods": row.get("pods", 0)}
+    else:
+        books = build(_settled(args.phases, args.seed))
     if args.html:
         from drasim.plan.ledger import same_count_different_hardware
         _write_html(args.html, lambda pages: pages.ledger_page(books, same_count_different_hardware(books)))

@@ -54,6 +54,7 @@ class NamespaceLedger:
     namespace: str
     entries: list[Entry] = field(default_factory=list)
     quota: dict[str, dict[str, str]] = field(default_factory=dict)   # quota name -> key -> "used / hard"
+    over_time: dict | None = None   # over a replayed trace: deviceHours, memoryGiBHours, pods
 
     @property
     def devices(self) -> int:
@@ -85,7 +86,7 @@ class NamespaceLedger:
                 "memoryGiB": round(self.memory_gib, 4), "mixedHardware": self.mixed,
                 "hardware": [{"kind": k, "model": m, "devices": n} for (k, m), n in sorted(
                     self.hardware().items(), key=lambda kv: (kv[0][0], kv[0][1] or ""))],
-                "quota": self.quota, "entries": [asdict(e) for e in self.entries]}
+                "quota": self.quota, "overTime": self.over_time, "entries": [asdict(e) for e in self.entries]}
 
 
 def _bytes(value) -> int | None:

@@ -385,6 +385,7 @@ def replay(phases: list[list[Document]], trace: Trace, options: Options = Option
     if until is not None and cp.clock.now < start + until:
         cp.clock.advance(start + until - cp.clock.now)   # the replay covers the whole span asked for
     timeline.end = cp.clock.now
+    timeline.cp = cp   # type: ignore[attr-defined]  (the end state, for a ledger over the timeline)
     recorder.sample()
     timeline.errors = [str(e) for e in errors]   # type: ignore[attr-defined]
     return timeline

@@ -65,3 +65,14 @@ def test_table_says_one_count_buys_different_hardware(capsys):
     out = capsys.readouterr().out
     assert "whole-device equivalents".upper() in out
     assert "note: one count under gpu.nvidia.com.deviceclass.resource.k8s.io/devices buys different hardware" in out
+
+
+def test_ledger_over_a_replayed_trace(capsys):
+    """--trace: device-hours and GiB-hours per namespace over the timeline, next to the end state."""
+    week = ROOT / "examples" / "week"
+    assert main(["ledger", str(week / "cluster.yaml"), "--trace", str(week / "trace.yaml"), "-o", "json"]) == 0
+    books = {b["namespace"]: b for b in json.loads(capsys.readouterr().out)["namespaces"]}
+    notebooks, train = books["team-notebooks"]["overTime"], books["team-train"]["overTime"]
+    # A MIG slice has 10Gi, a whole H100 80Gi: the same "1" per device-hour buys 8x the memory.
+    assert notebooks["memoryGiBHours"] == pytest.approx(10 * notebooks["deviceHours"])
+    assert train["memoryGiBHours"] == pytest.approx(80 * train["deviceHours"])
