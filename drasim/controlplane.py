@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Callable, Iterable
+from typing import Iterable
 
 from drasim import admission, deletion, namespacelifecycle, phaseops
 from drasim.allocator import Allocator, Features
@@ -23,7 +23,7 @@ from drasim.controllers.devicetainteviction import DeviceTaintEvictionController
 from drasim.controllers.namespace import NamespaceController
 from drasim.controllers.quotacontroller import QuotaController
 from drasim.controllers.resourceclaim import ResourceClaimController
-from drasim.errors import InputError, InvalidObject, ManifestError
+from drasim.errors import InputError, ManifestError
 from drasim.metrics import Metrics
 from drasim.node.kubelet import Kubelets
 from drasim.scheduler.plugins.defaultpreemption import DefaultPreemption

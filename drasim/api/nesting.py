@@ -117,7 +117,7 @@ def loads_deep(text: str):
                 continue
             closer = "}" if isinstance(container, dict) else "]"
             if char != closer:
-                raise json.JSONDecodeError(f"Expecting ',' delimiter", text, pos)
+                raise json.JSONDecodeError("Expecting ',' delimiter", text, pos)
             pos += 1
             value = stack.pop()
             if isinstance(container, dict):

@@ -16,7 +16,7 @@ from typing import Callable
 from drasim.api import kinds
 from drasim.bench.collector import FINE_INTERVAL, ThroughputCollector
 from drasim.bench.config import ConfigError
-from drasim.bench.objects import (DRA_NODE_TEMPLATE, HOSTNAME_LABEL, Renderer, base_node, base_pod,
+from drasim.bench.objects import (DRA_NODE_TEMPLATE, HOSTNAME_LABEL, Renderer, base_node,
                                   dra_node_from_template, drop_unsatisfiable_match, driver_slice,
                                   with_metadata)
 from drasim.bench.ops import Op

@@ -7,7 +7,6 @@ cluster gets a summary instead of one row per pod unless `--show` asks for the t
 from __future__ import annotations
 
 import io
-import json
 import shutil
 
 import yaml

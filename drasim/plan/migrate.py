@@ -18,7 +18,6 @@ from __future__ import annotations
 import copy
 from dataclasses import asdict, dataclass, field
 
-from drasim.api import kinds
 from drasim.api.extendedresource import is_extended_resource_name
 from drasim.api.loader import Document
 from drasim.controlplane import ControlPlane, Options

@@ -17,7 +17,7 @@ from __future__ import annotations
 import heapq
 import itertools
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Iterable
 
 from drasim.sim.clock import Clock
 

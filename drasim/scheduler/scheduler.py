@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
+from typing import Callable
 
 from drasim.store.events import NORMAL, WARNING, record_event
-from drasim.errors import AllocationError, InternalError
+from drasim.errors import InternalError
 from drasim.scheduler.cache import SchedulerCache
 from drasim.scheduler.filtercache import FilterCache, pod_spec_signature
 from drasim.scheduler.framework import (Code, CycleState, Diagnosis, FilterPlugin, NodeInfo, PostFilterPlugin,
                                         PreBindPlugin, PreEnqueuePlugin, PreFilterPlugin, ReservePlugin,
                                         ScorePlugin, Status, VERDICTS_KEY, fit_error_message)
 from drasim.scheduler.queue import Hint, QueuedPod, SchedulingQueue
-from drasim.store import ADDED, DELETED, MODIFIED, MemoryStore, WatchEvent, clone
+from drasim.store import ADDED, DELETED, MemoryStore, WatchEvent, clone
 
 SCHEDULER_NAME = "default-scheduler"
 MIN_FEASIBLE_NODES_TO_FIND = 100            # k8s: minFeasibleNodesToFind

@@ -41,7 +41,7 @@ def parse_label_selector(text: str | None) -> LabelSelector | None:
     for part in _split_top(text):
         if m := _SET_OP.match(part):
             if m.group(1):
-                raise bad_request(f"unable to parse requirement: found '!', expected: identifier")
+                raise bad_request("unable to parse requirement: found '!', expected: identifier")
             values = [v.strip() for v in m.group(4).split(",") if v.strip()]
             exprs.append({"key": m.group(2), "operator": "In" if m.group(3) == "in" else "NotIn", "values": values})
         elif m := _EQ_OP.match(part):

@@ -71,13 +71,13 @@ def bad_request(message: str) -> ApiError:
 
 def method_not_allowed(method: str) -> ApiError:
     # k8s: errors.NewMethodNotSupported — `%s is not supported on resources of kind %q`.
-    return ApiError(405, "MethodNotAllowed", f"the server does not allow this method on the requested resource", {})
+    return ApiError(405, "MethodNotAllowed", "the server does not allow this method on the requested resource", {})
 
 
 def unsupported_media_type(content_type: str) -> ApiError:
     # k8s: negotiation.NewUnsupportedMediaTypeError.
-    return ApiError(415, "UnsupportedMediaType", f'the body of the request was in an unknown format - accepted media '
-                    f'types include: application/json, application/yaml, application/vnd.kubernetes.protobuf',
+    return ApiError(415, "UnsupportedMediaType", 'the body of the request was in an unknown format - accepted media '
+                    'types include: application/json, application/yaml, application/vnd.kubernetes.protobuf',
                     {}) if content_type else bad_request("the request body has no content type")
 
 

@@ -1,12 +1,10 @@
 """`drasim trace import`: openb CSVs (alibaba/clusterdata cluster-trace-gpu-v2023 format) to a DRA
 cluster and a trace. The CSVs here are written in that format by the test, a few rows of each kind."""
-from pathlib import Path
 
 import pytest
 import yaml
 
-from drasim.api import kinds
-from drasim.api.loader import Document, load_paths
+from drasim.api.loader import load_paths
 from drasim.cel import compile_selector, device_input
 from drasim.cli.main import main
 from drasim.controlplane import ControlPlane

@@ -1,7 +1,4 @@
 """Property: random manifests never crash the loader or the control plane — a clear error or a result."""
-import textwrap
-
-import yaml
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from drasim.api import kinds

@@ -12,7 +12,6 @@ and PreBind.
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
 from drasim.allocator import AllocatedState, Allocator, NodeAllocationFailure
@@ -22,7 +21,7 @@ from drasim.api.nodeselector import node_selector_matches
 from drasim.api.podclaims import RESERVED_FOR_MAX_SIZE, claim_name, is_owned_by, is_reserved_for
 from drasim.metrics import Metrics
 from drasim.errors import AllocationError, InputError
-from drasim.scheduler.framework import (SKIP, CycleState, NodeInfo, PreFilterResult, Status, error_status,
+from drasim.scheduler.framework import (SKIP, CycleState, NodeInfo, Status, error_status,
                                         get_state, unresolvable, unschedulable, verdict_extra)
 from drasim.scheduler.plugins import extendedresources as ext
 from drasim.scheduler.plugins.tainttoleration import default_normalize_score
@@ -416,8 +415,8 @@ class DynamicResources:
                     if current is None:
                         continue
                     status = dict(current.get("status") or {})
-                    for field in ("allocation", "reservedFor", "devices"):
-                        status.pop(field, None)
+                    for key in ("allocation", "reservedFor", "devices"):
+                        status.pop(key, None)
                     self.store.update_status(dict(current, status=status), copy=False)
                     return unschedulable("deallocation of ResourceClaim completed")
         return unschedulable("still not schedulable")

@@ -1,6 +1,5 @@
 import pytest
 
-from drasim.api import kinds
 from drasim.server import tables
 from drasim.server.selectors import matches, parse_field_selector, parse_label_selector
 from drasim.server.status import ApiError

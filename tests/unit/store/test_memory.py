@@ -77,7 +77,7 @@ def test_delete_with_finalizer_marks_then_removes(store):
     """With finalizers, delete only sets deletionTimestamp; removing the last one deletes."""
     events = []
     store.subscribe(lambda ev: events.append(ev.type))
-    obj = store.create(claim(finalizers=["x"]))
+    store.create(claim(finalizers=["x"]))
     store.delete("ResourceClaim", "default", "c")
     marked = store.get("ResourceClaim", "default", "c")
     assert marked["metadata"]["deletionTimestamp"]
