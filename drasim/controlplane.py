@@ -36,6 +36,7 @@ from drasim.scheduler.scheduler import Scheduler
 from drasim.sim.clock import Clock
 from drasim.sim.loop import run_until_quiet
 from drasim.store import ADDED, DELETED, MemoryStore, StoreError, WatchEvent, clone
+from drasim.store.memory import conflict
 
 DRA = "DynamicResources"
 FIT = "NodeResourcesFit"
@@ -338,6 +339,11 @@ class ControlPlane:
         status for the /status subresource). Raises InputError; a stale resourceVersion is a Conflict."""
         kind = kinds.BY_KIND[old["kind"]]
         obj = self._prepare(kind, obj, old, source)
+        rv = (obj.get("metadata") or {}).get("resourceVersion")
+        if rv and rv != old["metadata"]["resourceVersion"]:
+            # k8s: registry.Store.Update checks the precondition before storage's no-op shortcut,
+            # so a stale resourceVersion is a Conflict even when nothing would change.
+            raise conflict(kind, old["metadata"]["name"])
         if _same_but_version(obj, old, status_only, kind.has_status):
             return old   # k8s: storage GuaranteedUpdate writes nothing when the bytes are unchanged
         if status_only:
