@@ -24,15 +24,15 @@ mod_revision with the one drasim last wrote (0 for a create), as GuaranteedUpdat
 store.go; a mismatch means someone else wrote the key, and the write fails.
 
 The client is etcd's v3 JSON gRPC gateway (POST /v3/kv/range, /v3/kv/txn, base64 keys and
-values; etcd 3.4+) over urllib from the standard library: the Python etcd3 clients are
+values; etcd 3.4+) over http.client from the standard library, one kept-alive connection: the Python etcd3 clients are
 unmaintained and pin old protobuf / grpcio releases, which would clash with the test extras.
 """
 from __future__ import annotations
 
 import base64
 import json
-import urllib.error
-import urllib.request
+import http.client
+import urllib.parse
 
 from drasim.store.memory import DELETED, MemoryStore, WatchEvent
 from drasim.store.sqlite import StorageError
@@ -77,25 +77,52 @@ class EtcdJournal:
             raise StorageError("--etcd-servers: give at least one URL")
         self.url = self.urls[0]
         self._mod: dict[str, int] = {}     # key -> etcd mod_revision drasim last wrote or read
+        self._conn: http.client.HTTPConnection | None = None
+        self._conn_url: str | None = None
         self._connect()
 
     # -- the gateway -----------------------------------------------------------------------------
     def _post(self, path: str, body: dict, url: str | None = None) -> dict:
-        req = urllib.request.Request((url or self.url) + path, data=json.dumps(body).encode(), method="POST",
-                                     headers={"Content-Type": "application/json"})
-        try:
-            with urllib.request.urlopen(req, timeout=TIMEOUT) as resp:
-                return json.loads(resp.read() or b"{}")
-        except urllib.error.HTTPError as e:
-            detail = e.read().decode(errors="replace")
+        """One gateway call on a kept-alive connection (one reconnect if etcd closed it)."""
+        url = url or self.url
+        data = json.dumps(body).encode()
+        for attempt in (0, 1):
+            conn = self._conn if url == self._conn_url else None
+            try:
+                if conn is None:
+                    parts = urllib.parse.urlsplit(url)
+                    if parts.scheme not in ("http", "https") or not parts.hostname:
+                        raise ValueError("not an http(s) URL")
+                    cls = http.client.HTTPSConnection if parts.scheme == "https" else http.client.HTTPConnection
+                    conn = cls(parts.hostname, parts.port or 2379, timeout=TIMEOUT)
+                    self._conn, self._conn_url = conn, url
+                conn.request("POST", path, data, {"Content-Type": "application/json"})
+                resp = conn.getresponse()
+                payload = resp.read()
+                break
+            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError) as e:
+                self._drop_connection()
+                if attempt:
+                    raise EtcdUnreachable(f"cannot reach etcd at {url}: {e}") from None
+            except (OSError, http.client.HTTPException, ValueError) as e:
+                self._drop_connection()
+                raise EtcdUnreachable(f"cannot reach etcd at {url}: {getattr(e, 'strerror', None) or e}") from None
+        if resp.status != 200:
+            detail = payload.decode(errors="replace")
             try:
                 detail = json.loads(detail).get("error") or detail
-            except ValueError:
+            except (ValueError, AttributeError):
                 pass
-            raise StorageError(f"etcd at {url or self.url}: {path}: {e.code} {detail}") from None
-        except (urllib.error.URLError, OSError, ValueError) as e:
-            reason = getattr(e, "reason", None) or e
-            raise EtcdUnreachable(f"cannot reach etcd at {url or self.url}: {reason}") from None
+            raise StorageError(f"etcd at {url}: {path}: {resp.status} {detail}")
+        try:
+            return json.loads(payload or b"{}")
+        except ValueError:
+            raise StorageError(f"etcd at {url}: {path}: not a JSON answer (is this etcd's gateway?)") from None
+
+    def _drop_connection(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+        self._conn, self._conn_url = None, None
 
     def _connect(self) -> None:
         """The first URL whose etcd answers a range request becomes the one written to."""
@@ -188,7 +215,7 @@ class EtcdJournal:
             self._mod.pop(key, None)   # gone: the next create compares with 0 again
 
     def close(self) -> None:
-        pass
+        self._drop_connection()
 
 
 def open_etcd(servers: str) -> EtcdJournal:

@@ -5,6 +5,7 @@ import json
 import shutil
 import socket
 import subprocess
+import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -55,12 +56,13 @@ def etcd_server(tmp_path_factory):
     data = tmp_path_factory.mktemp("etcd")
     client, peer = free_port(), free_port()
     url = f"http://127.0.0.1:{client}"
+    log = open(data / "etcd.log", "w")
     proc = subprocess.Popen([ETCD, "--name", "drasim-test", "--data-dir", str(data / "member"),
                              "--listen-client-urls", url, "--advertise-client-urls", url,
                              "--listen-peer-urls", f"http://127.0.0.1:{peer}",
                              "--initial-advertise-peer-urls", f"http://127.0.0.1:{peer}",
                              "--initial-cluster", f"drasim-test=http://127.0.0.1:{peer}"],
-                            stdout=subprocess.DEVNULL, stderr=open(data / "etcd.log", "w"))
+                            stdout=subprocess.DEVNULL, stderr=log)
     try:
         deadline = time.monotonic() + 30
         while True:
@@ -75,6 +77,7 @@ def etcd_server(tmp_path_factory):
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+        log.close()
 
 
 @pytest.fixture
@@ -168,6 +171,33 @@ def test_restart_resumes_and_schedules_the_pending_pod(tmp_path, etcd):
         s.stop()
     stored, _ = etcd_get(etcd, "/registry/pods/default/waiting")
     assert stored["spec"]["nodeName"] == "late" and stored["metadata"]["uid"] == before["waiting"][0]
+
+
+def test_kill_9_loses_no_acknowledged_write(tmp_path, etcd):
+    s = Serve(tmp_path, extra=("--etcd-servers", etcd))
+    acknowledged: list[str] = []
+
+    def writer():
+        for i in range(2000):
+            try:
+                if s.call("POST", "/api/v1/namespaces/default/pods", pod(f"p{i}"))[0] == 201:
+                    acknowledged.append(f"p{i}")
+            except OSError:
+                return
+    t = threading.Thread(target=writer)
+    t.start()
+    s.wait_until(lambda: len(acknowledged) >= 30, timeout=30)
+    s.proc.kill()   # SIGKILL, mid-write
+    s.proc.wait(timeout=10)
+    t.join(timeout=30)
+    s.stop()
+    assert {f"/registry/pods/default/{name}" for name in acknowledged} <= etcd_keys(etcd)
+    s = Serve(tmp_path, extra=("--etcd-servers", etcd))
+    try:
+        names = {p["metadata"]["name"] for p in s.call("GET", "/api/v1/pods")[1]["items"]}
+        assert set(acknowledged) <= names
+    finally:
+        s.stop()
 
 
 def test_journal_round_trip_and_compare_and_swap(etcd):
