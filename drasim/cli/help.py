@@ -132,7 +132,8 @@ Exit status 1 when a scenario failed (the others are still reported).""",
 examples:
   drasim serve examples/gpu-64gi/cluster.yaml --kubeconfig ~/.kube/drasim
   KUBECONFIG=~/.kube/drasim kubectl get resourceslices
-  drasim serve --kubeconfig kc --speed 100 --data-dir state/   # 100x virtual time, kept across restarts""",
+  drasim serve --kubeconfig kc --speed 100 --data-dir state/   # 100x virtual time, kept across restarts
+  drasim serve --kubeconfig kc --etcd-servers http://127.0.0.1:2379   # kept in etcd, kube-apiserver's keys""",
     "completion": """\
 examples:
   drasim completion bash > ~/.local/share/bash-completion/completions/drasim

@@ -1,12 +1,13 @@
 """`drasim serve`: the control plane running live behind a Kubernetes-compatible HTTP API.
 
-    drasim serve [PHASE ...] --kubeconfig FILE [--data-dir DIR] [--port N] [--speed N] [--seed N]
+    drasim serve [PHASE ...] --kubeconfig FILE [--data-dir DIR | --etcd-servers URL] [--port N] [--speed N] [--seed N]
 
 Phases are applied in order before the server starts listening (a bad one is an error
 and nothing is served). Listens on 127.0.0.1 only. SIGINT / SIGTERM stop it cleanly. With
 --data-dir every acknowledged write is committed to DIR/drasim.db (SQLite, drasim/store/sqlite.py)
 before the client gets its answer; the next start resumes from it — same objects,
-resourceVersions, uids and virtual clock — before the phases are applied.
+resourceVersions, uids and virtual clock — before the phases are applied. With --etcd-servers
+the same happens in etcd, under kube-apiserver's /registry/... keys (drasim/store/etcd.py).
 """
 from __future__ import annotations
 
@@ -30,6 +31,9 @@ def add_arguments(p) -> None:
                    help="kubeconfig to write (merged into an existing file; context drasim)")
     p.add_argument("--data-dir", metavar="DIR",
                    help="keep the cluster in DIR/drasim.db (SQLite): every write durable, a restart resumes")
+    p.add_argument("--etcd-servers", metavar="URL",
+                   help="keep the cluster in etcd (comma-separated URLs, as kube-apiserver's flag), "
+                        "under /registry/...: every write durable, a restart resumes")
     p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
     p.add_argument("--speed", type=float, default=1.0, help="virtual seconds per wall-clock second (default 1)")
     p.add_argument("--seed", type=int, default=0, metavar="N",
@@ -124,6 +128,16 @@ def run(args: argparse.Namespace) -> int:
     if args.speed <= 0:
         raise InputError(f"--speed {args.speed:g}: must be greater than 0")
     journal = None
+    if args.data_dir and args.etcd_servers:
+        raise InputError("--data-dir and --etcd-servers: give one place to keep the cluster, not both")
+    if args.etcd_servers:
+        from drasim.store.etcd import EtcdUnreachable, open_etcd
+        try:
+            journal = open_etcd(args.etcd_servers)
+            return asyncio.run(_serve(args, *build(_load(args), args.speed, args.seed, journal)))
+        except EtcdUnreachable as e:   # the line kube-apiserver's users look for, no traceback
+            print(f"drasim serve: {e}", file=sys.stderr)
+            return 1
     if args.data_dir:
         from drasim.store.sqlite import open_data_dir
         journal = open_data_dir(args.data_dir)
