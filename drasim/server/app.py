@@ -18,7 +18,7 @@ from multidict import CIMultiDict
 from drasim.errors import InputError
 from drasim.api import kinds
 from drasim.auth.tokens import ADMIN_USER, MASTERS, User, new_token
-from drasim.server import discovery, fieldvalidation, openapi, rbacobjects, tables
+from drasim.server import discovery, fieldvalidation, openapi, protowire, rbacobjects, tables
 from drasim.server import status as st
 from drasim.server.resources import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, Resources, Target
 from drasim.server.runtime import LiveControlPlane
@@ -256,7 +256,14 @@ class Server:
         if kind is rbacobjects.SSAR:
             if method != "POST" or name is not None:
                 raise st.method_not_allowed(method)
-            return _json(store.access_review(self.security.decide, user, await self._decoded(request, kind.kind)), 201)
+            if request.headers.get("Content-Type", "").split(";")[0].strip() == protowire.PROTOBUF:
+                try:
+                    body = protowire.self_subject_access_review(await self._body(request))
+                except (protowire.ProtoError, UnicodeDecodeError) as e:
+                    raise st.bad_request(f"the object provided is unrecognized: {e}") from None
+            else:
+                body = await self._decoded(request, kind.kind)
+            return _json(store.access_review(self.security.decide, user, body), 201)
         if name is None:
             if method == "GET":
                 return _json(store.list(kind, namespace))

@@ -93,10 +93,10 @@ class Security:
             a = Attributes(user, "impersonate", True, "", "v1", resource, "", "", name)
             if not self.decide(a).allowed:
                 raise forbidden(a)
-        if not groups and target != "system:anonymous":
-            groups = ("system:authenticated",)
-        elif target == "system:anonymous" and not groups:
-            groups = ("system:unauthenticated",)
+        # k8s: impersonation.go — system:authenticated joins the impersonated groups (system:unauthenticated
+        # for system:anonymous) unless one of the two was asked for
+        if not {"system:authenticated", "system:unauthenticated"} & set(groups):
+            groups = (*groups, "system:unauthenticated" if target == "system:anonymous" else "system:authenticated")
         return User(target, "", groups)
 
     def authorize(self, user: User, method: str, path: str, query) -> Attributes:
