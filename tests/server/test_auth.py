@@ -158,3 +158,15 @@ def test_a_malformed_token_file_is_one_error_line(tmp_path):
     assert r.stderr.strip().splitlines()[-1].endswith(
         "must have at least 3 columns (token, user name, user uid), found 2")
     assert "Traceback" not in r.stderr
+
+
+def test_who_can_reads_a_live_server_through_the_kubeconfig(rbac_server):
+    _grant(rbac_server, "slice-writer", [{"apiGroups": ["resource.k8s.io"], "resources": ["resourceslices"],
+                                          "verbs": ["create"]}], {"kind": "User", "name": "carol"})
+    r = subprocess.run([*DRASIM, "rbac", "who-can", "create", "resourceslices", "--kubeconfig",
+                        str(rbac_server.kubeconfig), "-o", "json"], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert r.returncode == 0, r.stderr
+    subjects = {(s["subjectKind"], s["subject"], s["binding"]) for s in json.loads(r.stdout)["subjects"]}
+    assert ("User", "carol", "slice-writer") in subjects
+    # the bootstrap cluster-admin binding (system:masters) is served like kube-apiserver's
+    assert ("Group", "system:masters", "cluster-admin") in subjects
