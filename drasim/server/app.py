@@ -7,6 +7,7 @@ k8s: staging/src/k8s.io/apiserver/pkg/endpoints/installer.go (the path shapes),
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import sys
 import traceback
@@ -18,7 +19,7 @@ from multidict import CIMultiDict
 from drasim.errors import InputError
 from drasim.api import kinds
 from drasim.auth.tokens import ADMIN_USER, MASTERS, User, new_token
-from drasim.server import discovery, fieldvalidation, openapi, protowire, rbacobjects, tables
+from drasim.server import discovery, drastatus, fieldvalidation, openapi, protowire, rbacobjects, tables
 from drasim.server import status as st
 from drasim.server.resources import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, Resources, Target
 from drasim.server.runtime import LiveControlPlane
@@ -33,6 +34,8 @@ OBJECT_KINDS = frozenset(k.kind for k in kinds.ALL_KINDS)
 # 3 * 1024 * 1024 (a write larger than that is 413, handlers/rest.go limitedReadBody)
 MAX_BODY = 3 * 1024 * 1024
 JSON = "application/json"
+# The authorized request being served (a contextvar: aiohttp serves each request in its own task).
+REQUEST_ATTRIBUTES: contextvars.ContextVar = contextvars.ContextVar("request_attributes")
 
 
 def _json(body, code: int = 200, content_type: str = JSON, warnings: list[str] = ()) -> web.Response:
@@ -63,7 +66,7 @@ class Server:
         self.cp = live.cp
         self.hub = hub
         self.address = address
-        self.resources = Resources(self.cp, on_write=live.poke)
+        self.resources = Resources(self.cp, on_write=live.poke, status_check=self._status_check)
         self.requests = 0
 
     def app(self) -> web.Application:
@@ -90,7 +93,7 @@ class Server:
         method = request.method
         accept = request.headers.get("Accept", "")
         user = self.security.impersonate(self.security.authenticate(request.headers), request.headers)
-        self.security.authorize(user, method, path, request.query)
+        REQUEST_ATTRIBUTES.set(self.security.authorize(user, method, path, request.query))
         if path in ("/healthz", "/livez", "/readyz"):
             return web.Response(text="ok", content_type="text/plain")
         if path == "/metrics":
@@ -145,6 +148,11 @@ class Server:
         target = self._target(group, version, rest)
         self.live.sync_clock()
         return await self._serve(request, target, method, accept)
+
+    def _status_check(self, t: Target, obj: dict, old: dict) -> None:
+        a = REQUEST_ATTRIBUTES.get(None)
+        if t.kind.kind == "ResourceClaim" and a is not None:
+            drastatus.check(self.security.decide, a, t.name, obj, old)
 
     def _target(self, group: str, version: str, rest: list[str]) -> Target:
         namespace = None

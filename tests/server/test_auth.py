@@ -170,3 +170,51 @@ def test_who_can_reads_a_live_server_through_the_kubeconfig(rbac_server):
     assert ("User", "carol", "slice-writer") in subjects
     # the bootstrap cluster-admin binding (system:masters) is served like kube-apiserver's
     assert ("Group", "system:masters", "cluster-admin") in subjects
+
+
+def test_claim_status_fields_need_the_synthetic_dra_subresources(rbac_server):
+    """v1.37 DRAResourceClaimGranularStatusAuthorization: resourceclaims/binding for allocation and
+    reservedFor, resourceclaims/driver (arbitrary-node:VERB, named by driver) for status.devices."""
+    _grant(rbac_server, "status-writer", [
+        {"apiGroups": ["resource.k8s.io"], "resources": ["resourceclaims", "resourceclaims/status"],
+         "verbs": ["get", "update"]}], {"kind": "User", "name": "dave"})
+    tokens = rbac_server.tmp / "tokens.csv"
+    assert "dave" not in tokens.read_text()   # dave acts through impersonation by the admin
+    dave = {"Impersonate-User": "dave"}
+    claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "c2"},
+             "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu.example.com"}}]}}}
+    assert rbac_server.call("POST", CLAIMS, claim)[0] == 201
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "uses-c2"},
+           "spec": {"containers": [{"name": "c", "image": "pause"}], "resourceClaims": [{"name": "g",
+                    "resourceClaimName": "c2"}]}}
+    assert rbac_server.call("POST", "/api/v1/namespaces/default/pods", pod)[0] == 201
+    got = rbac_server.wait_until(lambda: (c := rbac_server.call("GET", CLAIMS + "/c2")[1]).get("status", {})
+                                 .get("allocation") and c)
+    result = got["status"]["allocation"]["devices"]["results"][0]
+    # reservedFor is the scheduler's: dave may not drop it
+    dropped = dict(got, status=dict(got["status"], reservedFor=[]))
+    code, status = rbac_server.call("PUT", CLAIMS + "/c2/status", dropped, headers=dave)
+    assert (code, status["reason"]) == (422, "Invalid")
+    assert status["message"] == (
+        'ResourceClaim.resource.k8s.io "c2" is invalid: status: Forbidden: changing status.allocation or '
+        'status.reservedFor requires resource="resourceclaims/binding", verb="update" permission: '
+        'resourceclaims.resource.k8s.io is forbidden: User "dave" cannot update resource "resourceclaims/binding" '
+        'in API group "resource.k8s.io" at the cluster scope')
+    device_status = {"driver": result["driver"], "pool": result["pool"], "device": result["device"],
+                     "conditions": [{"type": "Ready", "status": "True", "reason": "Up", "message": "",
+                                     "lastTransitionTime": "2026-01-01T00:00:00Z"}]}
+    with_devices = dict(got, status=dict(got["status"], devices=[device_status]))
+    code, status = rbac_server.call("PUT", CLAIMS + "/c2/status", with_devices, headers=dave)
+    assert code == 422
+    assert 'verb="[arbitrary-node:update]" permission: resourceclaims.resource.k8s.io "gpu.example.com" is ' \
+           'forbidden: User "dave" cannot arbitrary-node:update resource "resourceclaims/driver"' in status["message"]
+    _grant(rbac_server, "gpu-status", [{"apiGroups": ["resource.k8s.io"], "resources": ["resourceclaims/driver"],
+                                        "verbs": ["arbitrary-node:update"], "resourceNames": ["other.example.com"]}],
+           {"kind": "User", "name": "dave"})
+    assert rbac_server.call("PUT", CLAIMS + "/c2/status", with_devices, headers=dave)[0] == 422   # wrong driver
+    _grant(rbac_server, "gpu-status-2", [{"apiGroups": ["resource.k8s.io"], "resources": ["resourceclaims/driver"],
+                                          "verbs": ["arbitrary-node:update"], "resourceNames": ["gpu.example.com"]}],
+           {"kind": "User", "name": "dave"})
+    code, updated = rbac_server.call("PUT", CLAIMS + "/c2/status", with_devices, headers=dave)
+    assert code == 200, updated
+    assert updated["status"]["devices"][0]["device"] == result["device"]
