@@ -249,6 +249,18 @@ class Server:
             return _json(obj, code)
         raise st.method_not_allowed(method)
 
+    async def _rbac_body(self, request: web.Request, kind) -> dict:
+        """JSON or YAML, or the protobuf kubectl's typed client sends for these built-in kinds."""
+        if request.headers.get("Content-Type", "").split(";")[0].strip() != protowire.PROTOBUF:
+            return await self._decoded(request, kind.kind)
+        raw = await self._body(request)
+        try:
+            if kind is rbacobjects.SSAR:
+                return protowire.self_subject_access_review(raw)
+            return protowire.rbac_object(raw, kind.kind)
+        except (protowire.ProtoError, UnicodeDecodeError) as e:
+            raise st.bad_request(f"the object provided is unrecognized: {e}") from None
+
     async def _serve_rbac(self, request: web.Request, group: str, version: str, rest: list[str],
                           user: User) -> web.StreamResponse:
         """The RBAC kinds and SelfSubjectAccessReview, kept by the server (drasim/server/rbacobjects.py)."""
@@ -264,28 +276,21 @@ class Server:
         if kind is rbacobjects.SSAR:
             if method != "POST" or name is not None:
                 raise st.method_not_allowed(method)
-            if request.headers.get("Content-Type", "").split(";")[0].strip() == protowire.PROTOBUF:
-                try:
-                    body = protowire.self_subject_access_review(await self._body(request))
-                except (protowire.ProtoError, UnicodeDecodeError) as e:
-                    raise st.bad_request(f"the object provided is unrecognized: {e}") from None
-            else:
-                body = await self._decoded(request, kind.kind)
-            return _json(store.access_review(self.security.decide, user, body), 201)
+            return _json(store.access_review(self.security.decide, user, await self._rbac_body(request, kind)), 201)
         if name is None:
             if method == "GET":
                 return _json(store.list(kind, namespace))
             if method == "POST":
                 if kind.namespaced and namespace is None:
                     raise st.method_not_allowed(method)
-                return _json(store.create(kind, namespace, await self._decoded(request, kind.kind)), 201)
+                return _json(store.create(kind, namespace, await self._rbac_body(request, kind)), 201)
             raise st.method_not_allowed(method)
         if kind.namespaced and namespace is None:
             raise st.path_not_found()
         if method == "GET":
             return _json(store.get(kind, namespace, name))
         if method == "PUT":
-            return _json(store.update(kind, namespace, name, await self._decoded(request, kind.kind)))
+            return _json(store.update(kind, namespace, name, await self._rbac_body(request, kind)))
         if method == "DELETE":
             store.delete(kind, namespace, name)
             return _json(st.success_status({"name": name, "group": kind.group, "kind": kind.plural}))

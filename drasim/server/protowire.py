@@ -76,3 +76,52 @@ def self_subject_access_review(body: bytes) -> dict:
     if 2 in spec:
         out["nonResourceAttributes"] = _strings(spec[2][-1], _NON_RESOURCE)
     return {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview", "spec": out}
+
+
+# RBAC messages (k8s: staging/src/k8s.io/api/rbac/v1/generated.proto; ObjectMeta in
+# apimachinery/pkg/apis/meta/v1/generated.proto: name 1, generateName 2, namespace 3, labels 11,
+# annotations 12). kubectl's `create clusterrole|role|clusterrolebinding|rolebinding` send these.
+_STR, _STRS, _MAP = "s", "ss", "map"
+_META = {1: ("name", _STR), 2: ("generateName", _STR), 3: ("namespace", _STR), 11: ("labels", _MAP),
+         12: ("annotations", _MAP)}
+_RULE = {1: ("verbs", _STRS), 2: ("apiGroups", _STRS), 3: ("resources", _STRS), 4: ("resourceNames", _STRS),
+         5: ("nonResourceURLs", _STRS)}
+_SUBJECT = {1: ("kind", _STR), 2: ("apiGroup", _STR), 3: ("name", _STR), 4: ("namespace", _STR)}
+_ROLE_REF = {1: ("apiGroup", _STR), 2: ("kind", _STR), 3: ("name", _STR)}
+_SELECTOR = {1: ("matchLabels", _MAP)}
+_AGGREGATION = {1: ("clusterRoleSelectors", [_SELECTOR])}
+RBAC_MESSAGES = {
+    "Role": {1: ("metadata", _META), 2: ("rules", [_RULE])},
+    "ClusterRole": {1: ("metadata", _META), 2: ("rules", [_RULE]), 3: ("aggregationRule", _AGGREGATION)},
+    "RoleBinding": {1: ("metadata", _META), 2: ("subjects", [_SUBJECT]), 3: ("roleRef", _ROLE_REF)},
+    "ClusterRoleBinding": {1: ("metadata", _META), 2: ("subjects", [_SUBJECT]), 3: ("roleRef", _ROLE_REF)},
+}
+
+
+def _message(data: bytes, schema: dict) -> dict:
+    f = fields(data)
+    out: dict = {}
+    for number, (name, kind) in schema.items():
+        values = f.get(number)
+        if not values:
+            continue
+        if kind == _STR:
+            out[name] = values[-1].decode("utf-8")
+        elif kind == _STRS:
+            out[name] = [v.decode("utf-8") for v in values]
+        elif kind == _MAP:   # map<string,string>: entries of key 1, value 2
+            out[name] = {e.get(1, [b""])[-1].decode("utf-8"): e.get(2, [b""])[-1].decode("utf-8")
+                         for e in map(fields, values)}
+        elif isinstance(kind, list):
+            out[name] = [_message(v, kind[0]) for v in values]
+        else:
+            out[name] = _message(values[-1], kind)
+    return out
+
+
+def rbac_object(body: bytes, kind: str) -> dict:
+    if not body.startswith(MAGIC):
+        raise ProtoError("not a Kubernetes protobuf message")
+    raw = (fields(body[len(MAGIC):]).get(2) or [b""])[-1]
+    obj = _message(raw, RBAC_MESSAGES[kind])
+    return {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": kind, **obj}

@@ -218,3 +218,26 @@ def test_claim_status_fields_need_the_synthetic_dra_subresources(rbac_server):
     code, updated = rbac_server.call("PUT", CLAIMS + "/c2/status", with_devices, headers=dave)
     assert code == 200, updated
     assert updated["status"]["devices"][0]["device"] == result["device"]
+
+
+def test_kubectl_creates_roles_and_bindings_in_protobuf(kubectl_available, rbac_server):
+    k = rbac_server.kubectl
+    k("create", "role", "slice-reader", "-n", "team-p", "--verb=get,list", "--resource=resourceclaims.resource.k8s.io",
+      "--resource-name=c1")
+    k("create", "rolebinding", "erin-reads", "-n", "team-p", "--role=slice-reader", "--user=erin",
+      "--serviceaccount=team-p:robot")
+    role = json.loads(k("get", "role", "slice-reader", "-n", "team-p", "-o", "json").stdout)
+    assert role["rules"] == [{"apiGroups": ["resource.k8s.io"], "resources": ["resourceclaims"],
+                              "resourceNames": ["c1"], "verbs": ["get", "list"]}]
+    binding = json.loads(k("get", "rolebinding", "erin-reads", "-n", "team-p", "-o", "json").stdout)
+    assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "slice-reader"}
+    assert {(s["kind"], s["name"]) for s in binding["subjects"]} == {("User", "erin"), ("ServiceAccount", "robot")}
+
+    def can_i(*args):
+        return k("auth", "can-i", *args, check=False).stdout.strip()
+    assert can_i("get", "resourceclaims/c1", "-n", "team-p", "--as=erin") == "yes"
+    assert can_i("get", "resourceclaims/c9", "-n", "team-p", "--as=erin") == "no"      # resourceNames
+    assert can_i("get", "resourceclaims/c1", "-n", "default", "--as=erin") == "no"     # a RoleBinding's namespace
+    assert can_i("get", "resourceclaims/c1", "-n", "team-p", "--as=system:serviceaccount:team-p:robot") == "yes"
+    k("delete", "rolebinding", "erin-reads", "-n", "team-p")
+    assert can_i("get", "resourceclaims/c1", "-n", "team-p", "--as=erin") == "no"
