@@ -261,6 +261,29 @@ class Server:
         except (protowire.ProtoError, UnicodeDecodeError) as e:
             raise st.bad_request(f"the object provided is unrecognized: {e}") from None
 
+    async def _rbac_patched(self, request: web.Request, kind, namespace, name) -> dict:
+        from drasim.server import patch as patches
+
+        ctype = request.headers.get("Content-Type", "").split(";")[0].strip()
+        old = self.rbac.get(kind, namespace, name)
+        try:
+            body = json.loads(await self._body(request) or b"null")
+            if ctype == JSON_PATCH:
+                patched = patches.json_patch(old, body)
+            elif ctype == MERGE_PATCH and isinstance(body, dict):
+                patched = patches.merge_patch(old, body)
+            elif ctype == STRATEGIC_PATCH:   # rules, subjects: lists without merge keys, replaced whole
+                patched = patches.strategic_merge(old, body)
+            else:
+                raise st.unsupported_media_type(ctype)
+        except patches.PatchError as e:
+            raise (st.bad_request(str(e)) if e.malformed else st.ApiError(422, "Invalid", str(e), {})) from None
+        except ValueError as e:
+            raise st.bad_request(f"error decoding patch: {e}") from None
+        if isinstance(body, dict) and "resourceVersion" not in (body.get("metadata") or {}):
+            patched["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
+        return patched
+
     async def _serve_rbac(self, request: web.Request, group: str, version: str, rest: list[str],
                           user: User) -> web.StreamResponse:
         """The RBAC kinds and SelfSubjectAccessReview, kept by the server (drasim/server/rbacobjects.py)."""
@@ -291,6 +314,8 @@ class Server:
             return _json(store.get(kind, namespace, name))
         if method == "PUT":
             return _json(store.update(kind, namespace, name, await self._rbac_body(request, kind)))
+        if method == "PATCH" and kind is not rbacobjects.SSAR:   # kubectl apply of an existing object
+            return _json(store.update(kind, namespace, name, await self._rbac_patched(request, kind, namespace, name)))
         if method == "DELETE":
             store.delete(kind, namespace, name)
             return _json(st.success_status({"name": name, "group": kind.group, "kind": kind.plural}))

@@ -241,3 +241,14 @@ def test_kubectl_creates_roles_and_bindings_in_protobuf(kubectl_available, rbac_
     assert can_i("get", "resourceclaims/c1", "-n", "team-p", "--as=system:serviceaccount:team-p:robot") == "yes"
     k("delete", "rolebinding", "erin-reads", "-n", "team-p")
     assert can_i("get", "resourceclaims/c1", "-n", "team-p", "--as=erin") == "no"
+
+
+def test_kubectl_apply_creates_then_patches_a_cluster_role(kubectl_available, rbac_server):
+    manifest = ("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata: {name: applied}\nrules:\n"
+                "- {apiGroups: [resource.k8s.io], resources: [deviceclasses], verbs: [%s]}\n")
+    assert "created" in rbac_server.kubectl("apply", "-f", "-", input=manifest % "get").stdout
+    assert "configured" in rbac_server.kubectl("apply", "-f", "-", input=manifest % "get, list").stdout
+    rules = json.loads(rbac_server.kubectl("get", "clusterrole", "applied", "-o", "jsonpath={.rules}").stdout)
+    assert rules == [{"apiGroups": ["resource.k8s.io"], "resources": ["deviceclasses"], "verbs": ["get", "list"]}]
+    code, status = rbac_server.call("PATCH", RBAC + "/clusterroles/applied", b"[{", "application/json-patch+json")
+    assert (code, status["reason"]) == (400, "BadRequest")
