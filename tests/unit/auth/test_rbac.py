@@ -157,3 +157,37 @@ def test_token_file_format():
                                           ("Bearer ", None), ("", None), (None, None)])
 def test_bearer_header(header, token):
     assert bearer_token(header) == token
+
+
+USERS = ["u1", "u2", "u3"]
+rule_st = st.fixed_dictionaries({
+    "apiGroups": st.lists(st.sampled_from(["", "resource.k8s.io", "*"]), min_size=1, max_size=2),
+    "resources": st.lists(st.sampled_from(["pods", "deviceclasses", "resourceclaims/status", "*"]), min_size=1,
+                          max_size=2),
+    "verbs": st.lists(st.sampled_from(["get", "create", "*"]), min_size=1, max_size=2)})
+
+
+@given(roles=st.lists(st.lists(rule_st, max_size=3), min_size=1, max_size=3),
+       bindings=st.lists(st.tuples(st.integers(0, 2), st.sampled_from(USERS), st.sampled_from(["", "a", "b"])),
+                         max_size=5),
+       verb=st.sampled_from(["get", "create", "delete"]),
+       target=st.sampled_from([("", "pods", ""), ("resource.k8s.io", "deviceclasses", ""),
+                               ("resource.k8s.io", "resourceclaims", "status")]),
+       namespace=st.sampled_from(["a", "b"]))
+def test_who_can_names_exactly_the_users_the_authorizer_allows(roles, bindings, verb, target, namespace):
+    from drasim.auth.whocan import who_can
+    cluster_roles = tuple(cluster_role(f"r{i}", rules) for i, rules in enumerate(roles))
+    crbs, rbs = [], []
+    for n, (role, user, ns) in enumerate(bindings):
+        role = min(role, len(roles) - 1)
+        if ns:
+            rbs.append(rb(f"b{n}", ns, "ClusterRole", f"r{role}", {"kind": "User", "name": user}))
+        else:
+            crbs.append(crb(f"b{n}", f"r{role}", {"kind": "User", "name": user}))
+    policy = rbac.Policy(cluster_roles=cluster_roles, role_bindings=tuple(rbs), cluster_role_bindings=tuple(crbs))
+    group, resource, sub = target
+    rows = who_can(policy, verb, group, resource, sub, namespace)
+    listed = {r["subject"] for r in rows if r["subjectKind"] == "User"}
+    allowed = {u for u in USERS
+               if rbac.authorize(policy, res(verb, resource, group, namespace, sub=sub, user=User(u))).allowed}
+    assert listed == allowed
