@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import base64
 import json
 import re
 import shutil
+import ssl
 import statistics
 import subprocess
 import sys
@@ -23,6 +25,7 @@ import time
 from pathlib import Path
 
 import aiohttp
+import yaml
 
 PODS = "/api/v1/namespaces/default/pods"
 
@@ -40,7 +43,7 @@ def start(tmp: Path, *phases: Path) -> tuple[subprocess.Popen, str, Path]:
                              "--kubeconfig", str(kubeconfig), "--port", "0"],
                             stdout=subprocess.PIPE, text=True)
     line = proc.stdout.readline()
-    m = re.search(r"(http://127\.0\.0\.1:\d+)", line)
+    m = re.search(r"(https://127\.0\.0\.1:\d+)", line)
     if not m:
         proc.kill()
         raise SystemExit(f"drasim serve did not start: {line!r}")
@@ -130,9 +133,18 @@ def kubectl_apply(tmp: Path, kubeconfig: Path, objects: int) -> float | None:
     return time.perf_counter() - t0
 
 
-async def api_figures(url: str, args) -> dict:
-    connector = aiohttp.TCPConnector(limit=args.clients * 2)
-    async with aiohttp.ClientSession(connector=connector) as session:
+def credentials(kubeconfig: Path) -> tuple[dict, ssl.SSLContext]:
+    """The admin token and the CA of the kubeconfig serve wrote (docs/security.md)."""
+    config = yaml.safe_load(kubeconfig.read_text())
+    token = config["users"][-1]["user"]["token"]
+    ca = base64.b64decode(config["clusters"][-1]["cluster"]["certificate-authority-data"]).decode()
+    return {"Authorization": f"Bearer {token}"}, ssl.create_default_context(cadata=ca)
+
+
+async def api_figures(url: str, args, kubeconfig: Path) -> dict:
+    headers, context = credentials(kubeconfig)
+    connector = aiohttp.TCPConnector(limit=args.clients * 2, ssl=context)
+    async with aiohttp.ClientSession(connector=connector, headers=headers) as session:
         out = {"creates_per_s": await creates(session, url, args.clients, args.creates)}
         out["gets_per_s"] = await gets(session, url, args.clients, args.gets, args.creates)
         lat = sorted(await watch_latency(session, url, args.watch_samples))
@@ -141,8 +153,9 @@ async def api_figures(url: str, args) -> dict:
     return out
 
 
-async def list_figures(url: str) -> dict:
-    async with aiohttp.ClientSession() as session:
+async def list_figures(url: str, kubeconfig: Path) -> dict:
+    headers, context = credentials(kubeconfig)
+    async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(ssl=context), headers=headers) as session:
         seconds, count = await list_time(session, url)
     return {"list_seconds": seconds, "list_items": count}
 
@@ -160,16 +173,16 @@ def main() -> None:
         tmp = Path(d)
         proc, url, kubeconfig = start(tmp)
         try:
-            figures = asyncio.run(api_figures(url, args))
+            figures = asyncio.run(api_figures(url, args, kubeconfig))
             figures["kubectl_apply_seconds"] = kubectl_apply(tmp, kubeconfig, args.apply_objects)
         finally:
             stop(proc)
         phase = tmp / "pods.json"
         phase.write_text(json.dumps({"apiVersion": "v1", "kind": "List",
                                      "items": [pod(f"l-{i}") for i in range(args.list_pods)]}))
-        proc, url, _ = start(tmp, phase)
+        proc, url, kubeconfig = start(tmp, phase)
         try:
-            figures.update(asyncio.run(list_figures(url)))
+            figures.update(asyncio.run(list_figures(url, kubeconfig)))
         finally:
             stop(proc)
     print(f"creates/s ({args.clients} clients):     {figures['creates_per_s']:,.0f}")

@@ -107,6 +107,11 @@ examples:
   drasim replay openb/trace.yaml --cluster openb/cluster.yaml --until 168h
 
 The CSVs are alibaba/clusterdata's cluster-trace-gpu-v2023 (the openb traces).""",
+    "rbac": """\
+examples:
+  drasim rbac who-can create deviceclasses --kubeconfig ~/.kube/drasim
+  kubectl get clusterroles,clusterrolebindings,roles,rolebindings -A -o yaml > rbac.yaml
+  drasim rbac who-can update resourceclaims/status -n team-a -f rbac.yaml -o json""",
     "snapshot": """\
 examples:
   drasim snapshot --kubeconfig ~/.kube/config -o snapshot/

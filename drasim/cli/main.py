@@ -152,6 +152,8 @@ def _parser() -> argparse.ArgumentParser:
     sn.add_argument("--kubeconfig", required=True, metavar="FILE", help="the cluster to read")
     sn.add_argument("--context", metavar="NAME", help="the kubeconfig context (default: its current context)")
     sn.add_argument("-o", "--output", required=True, metavar="DIR", help="the folder to write (one file per kind)")
+    from drasim.cli import rbac as rbac_cmd
+    rbac_cmd.add_arguments(command("rbac", "who can VERB RESOURCE: the subjects, bindings and roles that grant it"))
     from drasim.cli import serve, sweep
     sweep.add_arguments(command("sweep", "run many varied simulations of one cluster (local processes or Ray) "
                                          "and aggregate them"))
@@ -406,6 +408,12 @@ def serve(args: argparse.Namespace) -> int:
     return serve_cmd.run(args)
 
 
+def rbac(args: argparse.Namespace) -> int:
+    from drasim.cli import rbac as rbac_cmd
+
+    return rbac_cmd.run(args)
+
+
 def completion(args: argparse.Namespace) -> int:
     from drasim.cli.completion import script
 
@@ -421,11 +429,11 @@ GC_THRESHOLDS = (50_000, 20, 20)
 
 COMMANDS = {"simulate": simulate, "taint-dryrun": taint_dryrun, "explain": explain, "quota": quota,
             "audit": audit, "ledger": ledger, "inventory": inventory, "plan": plan, "migrate": migrate, "trace": trace, "snapshot": snapshot, "replay": replay, "sweep": sweep,
-            "serve": serve, "completion": completion}
+            "serve": serve, "rbac": rbac, "completion": completion}
 
 
 _BATCH_COMMANDS = ("simulate", "explain", "quota", "taint-dryrun", "audit", "ledger", "plan", "migrate",
-                   "replay", "inventory", "trace", "snapshot")
+                   "replay", "inventory", "trace", "snapshot", "rbac")
 
 
 def _dispatch(args: argparse.Namespace) -> int:

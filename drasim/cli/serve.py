@@ -1,6 +1,7 @@
 """`drasim serve`: the control plane running live behind a Kubernetes-compatible HTTP API.
 
     drasim serve [PHASE ...] --kubeconfig FILE [--data-dir DIR | --etcd-servers URL] [--port N] [--speed N] [--seed N]
+                 [--token-auth-file FILE] [--authorization-mode AlwaysAllow|RBAC]
 
 Phases are applied in order before the server starts listening (a bad one is an error
 and nothing is served). Listens on 127.0.0.1 only. SIGINT / SIGTERM stop it cleanly. With
@@ -8,6 +9,11 @@ and nothing is served). Listens on 127.0.0.1 only. SIGINT / SIGTERM stop it clea
 before the client gets its answer; the next start resumes from it — same objects,
 resourceVersions, uids and virtual clock — before the phases are applied. With --etcd-servers
 the same happens in etcd, under kube-apiserver's /registry/... keys (drasim/store/etcd.py).
+
+Every request needs a bearer token (docs/security.md): the kubeconfig's drasim user carries a
+fresh admin token (user drasim-admin, group system:masters) and the CA of the generated serving
+certificate (HTTPS: client-go sends tokens over TLS only); --token-auth-file adds users in
+kube-apiserver's static token CSV format.
 """
 from __future__ import annotations
 
@@ -38,6 +44,10 @@ def add_arguments(p) -> None:
     p.add_argument("--speed", type=float, default=1.0, help="virtual seconds per wall-clock second (default 1)")
     p.add_argument("--seed", type=int, default=0, metavar="N",
                    help="seed for generated names, uids and tie-breaks (default 0)")
+    p.add_argument("--token-auth-file", metavar="FILE",
+                   help='more users: CSV lines token,user,uid,"group1,group2" (kube-apiserver\'s format)')
+    p.add_argument("--authorization-mode", default="AlwaysAllow", choices=("AlwaysAllow", "RBAC"),
+                   help="AlwaysAllow (default, as kube-apiserver's own default) or RBAC")
 
 
 def _load(args) -> list:
@@ -93,19 +103,26 @@ async def _serve(args, live, hub) -> int:
     from drasim.server.app import Server
     from drasim.server.kubeconfig import write_kubeconfig
 
-    server = Server(live, hub)
+    from drasim.auth.tokens import read_token_file
+    from drasim.server.security import Security
+
+    tokens = read_token_file(args.token_auth_file) if args.token_auth_file else {}
+    from drasim.server import tls
+
+    server = Server(live, hub, security=Security(tokens, args.authorization_mode))
+    ca_pem, chain_pem, key_pem = tls.generate()
     runner = web.AppRunner(server.app(), access_log=None, handle_signals=False, shutdown_timeout=0.5)
     await runner.setup()
-    site = web.TCPSite(runner, HOST, args.port)
+    site = web.TCPSite(runner, HOST, args.port, ssl_context=tls.server_context(chain_pem, key_pem))
     try:
         await site.start()
     except OSError as e:
         await runner.cleanup()
         raise InputError(f"--port {args.port}: cannot listen on {HOST}: {e.strerror or e}") from None
     port = site._server.sockets[0].getsockname()[1]
-    url = f"http://{HOST}:{port}"
+    url = f"https://{HOST}:{port}"
     server.address = f"{HOST}:{port}"
-    write_kubeconfig(args.kubeconfig, url)
+    write_kubeconfig(args.kubeconfig, url, server.admin_token, ca_pem)
     if args.data_dir:
         Path(args.data_dir).mkdir(parents=True, exist_ok=True)
         (Path(args.data_dir) / "serve.json").write_text(json.dumps({"server": url}) + "\n", encoding="utf-8")

@@ -7,6 +7,7 @@ k8s: staging/src/k8s.io/apiserver/pkg/endpoints/installer.go (the path shapes),
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import sys
 import traceback
@@ -16,17 +17,25 @@ from aiohttp import web
 from multidict import CIMultiDict
 
 from drasim.errors import InputError
-from drasim.server import discovery, fieldvalidation, openapi, tables
+from drasim.api import kinds
+from drasim.auth.tokens import ADMIN_USER, MASTERS, User, new_token
+from drasim.server import discovery, drastatus, fieldvalidation, openapi, protowire, rbacobjects, tables
 from drasim.server import status as st
 from drasim.server.resources import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, Resources, Target
 from drasim.server.runtime import LiveControlPlane
+from drasim.server.security import Security
 from drasim.server.serialize import outgoing
 from drasim.server.watch import WatchHub
 from drasim.server.watchstream import serve_watch
+from drasim.sim.clock import format_time
 
-OBJECT_KINDS = frozenset(k.kind for k in discovery.served_kinds())
-MAX_BODY = 3 * 1024 * 1024   # k8s: apiserver MaxRequestBodyBytes default
+OBJECT_KINDS = frozenset(k.kind for k in kinds.ALL_KINDS)
+# k8s: staging/src/k8s.io/apiserver/pkg/server/config.go NewConfig — MaxRequestBodyBytes
+# 3 * 1024 * 1024 (a write larger than that is 413, handlers/rest.go limitedReadBody)
+MAX_BODY = 3 * 1024 * 1024
 JSON = "application/json"
+# The authorized request being served (a contextvar: aiohttp serves each request in its own task).
+REQUEST_ATTRIBUTES: contextvars.ContextVar = contextvars.ContextVar("request_attributes")
 
 
 def _json(body, code: int = 200, content_type: str = JSON, warnings: list[str] = ()) -> web.Response:
@@ -43,12 +52,21 @@ def _error(e: st.ApiError) -> web.Response:
 
 
 class Server:
-    def __init__(self, live: LiveControlPlane, hub: WatchHub, address: str = "") -> None:
+    def __init__(self, live: LiveControlPlane, hub: WatchHub, address: str = "",
+                 security: Security | None = None, admin_token: str | None = None) -> None:
+        """Without a Security, an admin token (drasim-admin, system:masters) is the only credential."""
+        self.admin_token = admin_token or new_token()
+        self.rbac = rbacobjects.RbacObjects(now=lambda: format_time(live.cp.clock.now))
+        if security is None:
+            security = Security({})
+        security.tokens = {**security.tokens, self.admin_token: User(ADMIN_USER, "drasim-admin", (MASTERS,))}
+        security.policy = self.rbac.policy
+        self.security = security
         self.live = live
         self.cp = live.cp
         self.hub = hub
         self.address = address
-        self.resources = Resources(self.cp, on_write=live.poke)
+        self.resources = Resources(self.cp, on_write=live.poke, status_check=self._status_check)
         self.requests = 0
 
     def app(self) -> web.Application:
@@ -74,6 +92,8 @@ class Server:
         path = request.path.rstrip("/") or "/"
         method = request.method
         accept = request.headers.get("Accept", "")
+        user = self.security.impersonate(self.security.authenticate(request.headers), request.headers)
+        REQUEST_ATTRIBUTES.set(self.security.authorize(user, method, path, request.query))
         if path in ("/healthz", "/livez", "/readyz"):
             return web.Response(text="ok", content_type="text/plain")
         if path == "/metrics":
@@ -123,9 +143,16 @@ class Server:
             if listing is None:
                 raise st.path_not_found()
             return _json(listing)
+        if group in (rbacobjects.RBAC_GROUP, rbacobjects.AUTHZ_GROUP):
+            return await self._serve_rbac(request, group, version, rest, user)
         target = self._target(group, version, rest)
         self.live.sync_clock()
         return await self._serve(request, target, method, accept)
+
+    def _status_check(self, t: Target, obj: dict, old: dict) -> None:
+        a = REQUEST_ATTRIBUTES.get(None)
+        if t.kind.kind == "ResourceClaim" and a is not None:
+            drastatus.check(self.security.decide, a, t.name, obj, old)
 
     def _target(self, group: str, version: str, rest: list[str]) -> Target:
         namespace = None
@@ -220,4 +247,76 @@ class Server:
                 raise st.bad_request(f"couldn't get version/kind; json parse error: {e}") from None
             code, obj = res.delete(t, options if isinstance(options, dict) else None)
             return _json(obj, code)
+        raise st.method_not_allowed(method)
+
+    async def _rbac_body(self, request: web.Request, kind) -> dict:
+        """JSON or YAML, or the protobuf kubectl's typed client sends for these built-in kinds."""
+        if request.headers.get("Content-Type", "").split(";")[0].strip() != protowire.PROTOBUF:
+            return await self._decoded(request, kind.kind)
+        raw = await self._body(request)
+        try:
+            if kind is rbacobjects.SSAR:
+                return protowire.self_subject_access_review(raw)
+            return protowire.rbac_object(raw, kind.kind)
+        except (protowire.ProtoError, UnicodeDecodeError) as e:
+            raise st.bad_request(f"the object provided is unrecognized: {e}") from None
+
+    async def _rbac_patched(self, request: web.Request, kind, namespace, name) -> dict:
+        from drasim.server import patch as patches
+
+        ctype = request.headers.get("Content-Type", "").split(";")[0].strip()
+        old = self.rbac.get(kind, namespace, name)
+        try:
+            body = json.loads(await self._body(request) or b"null")
+            if ctype == JSON_PATCH:
+                patched = patches.json_patch(old, body)
+            elif ctype == MERGE_PATCH and isinstance(body, dict):
+                patched = patches.merge_patch(old, body)
+            elif ctype == STRATEGIC_PATCH:   # rules, subjects: lists without merge keys, replaced whole
+                patched = patches.strategic_merge(old, body)
+            else:
+                raise st.unsupported_media_type(ctype)
+        except patches.PatchError as e:
+            raise (st.bad_request(str(e)) if e.malformed else st.ApiError(422, "Invalid", str(e), {})) from None
+        except ValueError as e:
+            raise st.bad_request(f"error decoding patch: {e}") from None
+        if isinstance(body, dict) and "resourceVersion" not in (body.get("metadata") or {}):
+            patched["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
+        return patched
+
+    async def _serve_rbac(self, request: web.Request, group: str, version: str, rest: list[str],
+                          user: User) -> web.StreamResponse:
+        """The RBAC kinds and SelfSubjectAccessReview, kept by the server (drasim/server/rbacobjects.py)."""
+        namespace = None
+        if len(rest) >= 3 and rest[0] == "namespaces":
+            namespace, rest = rest[1], rest[2:]
+        kind = rbacobjects.BY_PLURAL.get(rest[0])
+        if kind is None or kind.group != group or kind.version != version or len(rest) > 2 or (
+                namespace is not None and not kind.namespaced):
+            raise st.path_not_found()
+        name = rest[1] if len(rest) > 1 else None
+        method, store = request.method, self.rbac
+        if kind is rbacobjects.SSAR:
+            if method != "POST" or name is not None:
+                raise st.method_not_allowed(method)
+            return _json(store.access_review(self.security.decide, user, await self._rbac_body(request, kind)), 201)
+        if name is None:
+            if method == "GET":
+                return _json(store.list(kind, namespace))
+            if method == "POST":
+                if kind.namespaced and namespace is None:
+                    raise st.method_not_allowed(method)
+                return _json(store.create(kind, namespace, await self._rbac_body(request, kind)), 201)
+            raise st.method_not_allowed(method)
+        if kind.namespaced and namespace is None:
+            raise st.path_not_found()
+        if method == "GET":
+            return _json(store.get(kind, namespace, name))
+        if method == "PUT":
+            return _json(store.update(kind, namespace, name, await self._rbac_body(request, kind)))
+        if method == "PATCH" and kind is not rbacobjects.SSAR:   # kubectl apply of an existing object
+            return _json(store.update(kind, namespace, name, await self._rbac_patched(request, kind, namespace, name)))
+        if method == "DELETE":
+            store.delete(kind, namespace, name)
+            return _json(st.success_status({"name": name, "group": kind.group, "kind": kind.plural}))
         raise st.method_not_allowed(method)

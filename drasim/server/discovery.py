@@ -23,7 +23,14 @@ CATEGORIES = {"pods": ["all"], "deployments": ["all"], "replicasets": ["all"], "
 
 
 def served_kinds() -> tuple[Kind, ...]:
-    return kinds.ALL_KINDS
+    """The simulated kinds, then those the server keeps itself (RBAC, SelfSubjectAccessReview)."""
+    from drasim.server.rbacobjects import SERVER_KINDS
+    return kinds.ALL_KINDS + SERVER_KINDS
+
+
+def kind_verbs(kind: Kind) -> list[str]:
+    from drasim.server.rbacobjects import CREATE_ONLY
+    return ["create"] if kind.plural in CREATE_ONLY else VERBS
 
 
 def groups() -> dict[str, dict[str, list[Kind]]]:
@@ -79,7 +86,7 @@ def api_resource_list(group: str, version: str) -> dict | None:
     resources = []
     for kind in found:
         entry = {"name": kind.plural, "singularName": kind.kind.lower(), "namespaced": kind.namespaced,
-                 "kind": kind.kind, "verbs": VERBS}
+                 "kind": kind.kind, "verbs": kind_verbs(kind)}
         if SHORT_NAMES.get(kind.plural):
             entry["shortNames"] = SHORT_NAMES[kind.plural]
         if kind.plural in CATEGORIES:
@@ -99,7 +106,7 @@ def _discovery_resource(kind: Kind) -> dict:
     entry = {"resource": kind.plural,
              "responseKind": {"group": kind.group, "version": kind.version, "kind": kind.kind},
              "scope": "Namespaced" if kind.namespaced else "Cluster",
-             "singularResource": kind.kind.lower(), "verbs": VERBS}
+             "singularResource": kind.kind.lower(), "verbs": kind_verbs(kind)}
     if SHORT_NAMES.get(kind.plural):
         entry["shortNames"] = SHORT_NAMES[kind.plural]
     if kind.plural in CATEGORIES:

@@ -2,6 +2,7 @@
 the way `kind` does (other entries kept, ours replaced, current-context switched to drasim)."""
 from __future__ import annotations
 
+import base64
 import os
 from pathlib import Path
 
@@ -17,7 +18,9 @@ def _upsert(entries: list, name: str, key: str, value: dict) -> list:
     return kept + [{"name": name, key: value}]
 
 
-def write_kubeconfig(path: str | os.PathLike, server: str) -> None:
+def write_kubeconfig(path: str | os.PathLike, server: str, token: str | None = None,
+                     ca_pem: bytes | None = None) -> None:
+    """The drasim user carries the admin bearer token (the file is written 0600: it is a credential)."""
     p = Path(path)
     config: dict = {}
     if p.exists():
@@ -31,8 +34,11 @@ def write_kubeconfig(path: str | os.PathLike, server: str) -> None:
     config.setdefault("apiVersion", "v1")
     config.setdefault("kind", "Config")
     config.setdefault("preferences", {})
-    config["clusters"] = _upsert(config.get("clusters") or [], CONTEXT, "cluster", {"server": server})
-    config["users"] = _upsert(config.get("users") or [], CONTEXT, "user", {})
+    cluster = {"server": server}
+    if ca_pem:
+        cluster["certificate-authority-data"] = base64.b64encode(ca_pem).decode()
+    config["clusters"] = _upsert(config.get("clusters") or [], CONTEXT, "cluster", cluster)
+    config["users"] = _upsert(config.get("users") or [], CONTEXT, "user", {"token": token} if token else {})
     config["contexts"] = _upsert(config.get("contexts") or [], CONTEXT, "context",
                                  {"cluster": CONTEXT, "user": CONTEXT, "namespace": "default"})
     config["current-context"] = CONTEXT

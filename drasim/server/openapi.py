@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 
+from drasim.api import kinds
 from drasim.api.kinds import Kind
 from drasim.server import discovery
 
@@ -184,6 +185,9 @@ def group_version_document(group: str, version: str) -> dict | None:
     prefix = _gv_path(group, version)
     paths: dict = {}
     schemas: dict = {}
+    found = [k for k in found if k in kinds.ALL_KINDS]   # no schemas for the server-kept RBAC kinds
+    if not found:
+        return None
     for kind in found:
         paths.update(_paths(kind, prefix))
         schemas[definition_name(kind)] = component_schema(kind, schemas)

@@ -43,7 +43,8 @@ def _key(obj: dict) -> tuple[str, str]:
 
 
 class Resources:
-    def __init__(self, cp: ControlPlane, on_write=lambda: None) -> None:
+    def __init__(self, cp: ControlPlane, on_write=lambda: None, status_check=lambda t, obj, old: None) -> None:
+        self.status_check = status_check
         self.cp = cp
         self.warnings: list[str] = []   # of the last write (single-threaded: read right after)
         self.on_write = on_write
@@ -147,6 +148,8 @@ class Resources:
         return 200, self._store_update(t, obj, old)
 
     def _store_update(self, t: Target, obj: dict, old: dict) -> dict:
+        if t.subresource == "status":
+            self.status_check(t, obj, old)   # the server's authorization of status fields (drastatus.py)
         try:
             stored = self.cp.update(obj, old, status_only=t.subresource == "status")
         except InputError as e:

@@ -1,10 +1,12 @@
 """Start `drasim serve` as a subprocess on 127.0.0.1 (a free port) and talk to it."""
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
 import shutil
+import ssl
 import subprocess
 import sys
 import time
@@ -34,11 +36,16 @@ class Serve:
                "--kubeconfig", str(self.kubeconfig), "--port", "0", "--speed", str(speed), *extra]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
         line = self.proc.stdout.readline()   # the first line says where it listens
-        m = re.search(r"listening on (http://127\.0\.0\.1:\d+)", line)
+        m = re.search(r"listening on (https://127\.0\.0\.1:\d+)", line)
         if not m:
             self.stop()
             raise RuntimeError(f"drasim serve did not start: {line!r} {self.proc.stderr.read()[-2000:]}")
         self.url = m.group(1)
+        import yaml
+        config = yaml.safe_load(self.kubeconfig.read_text())
+        self.token = next(u["user"]["token"] for u in config["users"] if u["name"] == "drasim")
+        ca = next(c["cluster"]["certificate-authority-data"] for c in config["clusters"] if c["name"] == "drasim")
+        self.ssl = ssl.create_default_context(cadata=base64.b64decode(ca).decode())
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             try:
@@ -65,9 +72,12 @@ class Serve:
     # -- raw HTTP ---------------------------------------------------------------------------
     def raw(self, method: str, path: str, body: bytes | None = None, headers: dict | None = None,
             timeout: float = 10) -> tuple[int, object, bytes]:
-        req = urllib.request.Request(self.url + path, data=body, method=method, headers=headers or {})
+        """With the admin token unless headers say Authorization (None: send none)."""
+        headers = {"Authorization": f"Bearer {self.token}", **(headers or {})}
+        headers = {k: v for k, v in headers.items() if v is not None}
+        req = urllib.request.Request(self.url + path, data=body, method=method, headers=headers)
         try:
-            with urllib.request.urlopen(req, timeout=timeout) as resp:
+            with urllib.request.urlopen(req, timeout=timeout, context=self.ssl) as resp:
                 return resp.status, resp.headers, resp.read()
         except urllib.error.HTTPError as e:
             return e.code, e.headers, e.read()

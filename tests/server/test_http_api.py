@@ -175,8 +175,8 @@ def test_watch_from_a_resource_version_with_bookmarks(server):
     rv = listing["metadata"]["resourceVersion"]
     server.call("POST", PODS, pod("p-watch"))
     req = urllib.request.Request(server.url + PODS + f"?watch=1&resourceVersion={rv}&allowWatchBookmarks=true"
-                                 "&timeoutSeconds=3")
-    with urllib.request.urlopen(req, timeout=10) as resp:
+                                 "&timeoutSeconds=3", headers={"Authorization": f"Bearer {server.token}"})
+    with urllib.request.urlopen(req, timeout=10, context=server.ssl) as resp:
         events = [json.loads(line) for line in resp]
     added = [e for e in events if e["type"] == "ADDED"]
     assert [e["object"]["metadata"]["name"] for e in added] == ["p-watch"]

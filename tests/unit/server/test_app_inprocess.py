@@ -22,7 +22,8 @@ def _run(scenario, history=None):
     server = Server(live, hub, "127.0.0.1:0")
 
     async def main():
-        async with TestClient(TestServer(server.app(), host="127.0.0.1")) as client:
+        async with TestClient(TestServer(server.app(), host="127.0.0.1"),
+                              headers={"Authorization": f"Bearer {server.admin_token}"}) as client:
             return await scenario(client, live)
     return asyncio.run(main())
 

@@ -31,7 +31,8 @@ def test_random_writes_never_crash_the_server(writes, patch_bodies):
     server = Server(live, hub, "127.0.0.1:0")
 
     async def main():
-        async with TestClient(TestServer(server.app(), host="127.0.0.1")) as client:
+        async with TestClient(TestServer(server.app(), host="127.0.0.1"),
+                              headers={"Authorization": f"Bearer {server.admin_token}"}) as client:
             for (path, api_version, kind), obj, name in writes:
                 obj = dict(obj, apiVersion=api_version, kind=kind)
                 if name is not None:
