@@ -4,7 +4,7 @@
                  [--token-auth-file FILE] [--authorization-mode AlwaysAllow|RBAC]
 
 Phases are applied in order before the server starts listening (a bad one is an error
-and nothing is served). Listens on 127.0.0.1 only. SIGINT / SIGTERM stop it cleanly. With
+and nothing is served). Listens on 127.0.0.1 unless --bind-address says otherwise. SIGINT / SIGTERM stop it cleanly. With
 --data-dir every acknowledged write is committed to DIR/drasim.db (SQLite, drasim/store/sqlite.py)
 before the client gets its answer; the next start resumes from it — same objects,
 resourceVersions, uids and virtual clock — before the phases are applied. With --etcd-servers
@@ -40,7 +40,9 @@ def add_arguments(p) -> None:
     p.add_argument("--etcd-servers", metavar="URL",
                    help="keep the cluster in etcd (comma-separated URLs, as kube-apiserver's flag), "
                         "under /registry/...: every write durable, a restart resumes")
-    p.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (default: a free one)")
+    p.add_argument("--bind-address", default=HOST, metavar="IP",
+                   help="address to listen on (default 127.0.0.1: only this machine; 0.0.0.0 for every interface)")
+    p.add_argument("--port", type=int, default=0, help="port to listen on (default: a free one)")
     p.add_argument("--speed", type=float, default=1.0, help="virtual seconds per wall-clock second (default 1)")
     p.add_argument("--seed", type=int, default=0, metavar="N",
                    help="seed for generated names, uids and tie-breaks (default 0)")
@@ -110,18 +112,22 @@ async def _serve(args, live, hub) -> int:
     from drasim.server import tls
 
     server = Server(live, hub, security=Security(tokens, args.authorization_mode))
-    ca_pem, chain_pem, key_pem = tls.generate()
+    bind = _bind_address(args.bind_address)
+    # The kubeconfig points at the bound address; a wildcard is reached through the loopback.
+    host = HOST if bind.is_unspecified else str(bind)
+    ca_pem, chain_pem, key_pem = tls.generate(tuple(dict.fromkeys((host, "127.0.0.1", "localhost"))))
     runner = web.AppRunner(server.app(), access_log=None, handle_signals=False, shutdown_timeout=0.5)
     await runner.setup()
-    site = web.TCPSite(runner, HOST, args.port, ssl_context=tls.server_context(chain_pem, key_pem))
+    site = web.TCPSite(runner, str(bind), args.port, ssl_context=tls.server_context(chain_pem, key_pem))
     try:
         await site.start()
     except OSError as e:
         await runner.cleanup()
-        raise InputError(f"--port {args.port}: cannot listen on {HOST}: {e.strerror or e}") from None
+        raise InputError(f"--port {args.port}: cannot listen on {bind}: {e.strerror or e}") from None
     port = site._server.sockets[0].getsockname()[1]
-    url = f"https://{HOST}:{port}"
-    server.address = f"{HOST}:{port}"
+    authority = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    url = f"https://{authority}"
+    server.address = authority
     write_kubeconfig(args.kubeconfig, url, server.admin_token, ca_pem)
     if args.data_dir:
         Path(args.data_dir).mkdir(parents=True, exist_ok=True)
@@ -141,9 +147,19 @@ async def _serve(args, live, hub) -> int:
     return 0
 
 
+def _bind_address(text: str):
+    """kube-apiserver's --bind-address: an IP address, not a name."""
+    import ipaddress
+    try:
+        return ipaddress.ip_address(text)
+    except ValueError:
+        raise InputError(f"--bind-address {text!r}: must be an IP address") from None
+
+
 def run(args: argparse.Namespace) -> int:
     if args.speed <= 0:
         raise InputError(f"--speed {args.speed:g}: must be greater than 0")
+    _bind_address(args.bind_address)   # refused before anything is loaded
     journal = None
     if args.data_dir and args.etcd_servers:
         raise InputError("--data-dir and --etcd-servers: give one place to keep the cluster, not both")

@@ -56,3 +56,39 @@ def test_a_bad_phase_is_one_error_line_and_nothing_is_served(tmp_path):
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.startswith(f"error: {bad}#1: ") and len(done.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "kc").exists()
+
+
+def test_bind_address_is_where_it_listens_and_what_the_kubeconfig_and_certificate_name(tmp_path):
+    """Default 127.0.0.1 (only this machine); --bind-address moves the listener, the kubeconfig's
+    server and the serving certificate's SAN together, so kubectl verifies TLS against it."""
+    import re
+    import shutil
+
+    from tests.server.harness import kubectl_binary
+    kubeconfig = tmp_path / "kc"
+    proc = subprocess.Popen([*DRASIM, "serve", "--kubeconfig", str(kubeconfig), "--port", "0",
+                             "--bind-address", "127.0.0.2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, cwd=ROOT)
+    try:
+        line = proc.stdout.readline()
+        assert re.search(r"listening on https://127\.0\.0\.2:\d+", line), line
+        server = yaml.safe_load(kubeconfig.read_text())["clusters"][0]["cluster"]["server"]
+        assert server.startswith("https://127.0.0.2:")
+        kubectl = kubectl_binary() or shutil.which("kubectl")
+        if kubectl:
+            out = subprocess.run([kubectl, "--kubeconfig", str(kubeconfig), "get", "namespaces", "-o", "name"],
+                                 capture_output=True, text=True, timeout=60)
+            assert out.returncode == 0, out.stderr
+            assert "namespace/default" in out.stdout.split()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        proc.stdout.close()
+        proc.stderr.close()
+
+
+def test_a_bind_address_that_is_not_an_ip_is_one_clear_error(tmp_path):
+    result = subprocess.run([*DRASIM, "serve", "--kubeconfig", str(tmp_path / "kc"), "--bind-address", "example.com"],
+                            capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert "--bind-address 'example.com': must be an IP address" in result.stderr
