@@ -108,3 +108,34 @@ class Serve:
             if time.monotonic() > deadline:
                 raise AssertionError("condition not met in time")
             time.sleep(interval)
+
+
+def create_pods_until_killed(s: Serve, writers: int = 8, at_least: int = 200) -> list[str]:
+    """`writers` threads create pods (distinct names) until the server has acknowledged
+    `at_least`, then the server gets SIGKILL mid-write; returns the acknowledged names."""
+    import threading
+    acknowledged: list[str] = []
+    lock = threading.Lock()
+
+    def writer(k: int) -> None:
+        for i in range(100_000):
+            name = f"w{k}-{i}"
+            body = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
+                    "spec": {"containers": [{"name": "c", "image": "i"}]}}
+            try:
+                code = s.call("POST", "/api/v1/namespaces/default/pods", body)[0]
+            except OSError:
+                return   # the server is gone
+            if code == 201:
+                with lock:
+                    acknowledged.append(name)
+    threads = [threading.Thread(target=writer, args=(k,)) for k in range(writers)]
+    for t in threads:
+        t.start()
+    s.wait_until(lambda: len(acknowledged) >= at_least, timeout=60)
+    s.proc.kill()
+    s.proc.wait(timeout=10)
+    for t in threads:
+        t.join(timeout=60)
+    s.stop()
+    return acknowledged

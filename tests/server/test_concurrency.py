@@ -3,7 +3,7 @@
 collides, and `kill -9` under 8 concurrent writers loses no acknowledged create."""
 import threading
 
-from tests.server.harness import Serve
+from tests.server.harness import Serve, create_pods_until_killed
 
 WRITERS = 8
 STALE = ('Operation cannot be fulfilled on pods "shared": the object has been modified; '
@@ -87,29 +87,7 @@ def test_concurrent_generate_name_creates_never_collide(tmp_path):
 
 def test_kill_9_under_eight_writers_loses_no_acknowledged_create(tmp_path):
     data = tmp_path / "data"
-    s = Serve(tmp_path, extra=("--data-dir", str(data)))
-    acknowledged: list[str] = []
-    lock = threading.Lock()
-
-    def writer(k):
-        for i in range(1000):
-            name = f"w{k}-{i}"
-            try:
-                code = s.call("POST", "/api/v1/namespaces/default/pods", pod(name))[0]
-            except OSError:
-                return   # the server is gone
-            if code == 201:
-                with lock:
-                    acknowledged.append(name)
-    threads = [threading.Thread(target=writer, args=(k,)) for k in range(WRITERS)]
-    for t in threads:
-        t.start()
-    s.wait_until(lambda: len(acknowledged) >= 200, timeout=60)
-    s.proc.kill()   # SIGKILL while eight writers are mid-request
-    s.proc.wait(timeout=10)
-    for t in threads:
-        t.join(timeout=60)
-    s.stop()
+    acknowledged = create_pods_until_killed(Serve(tmp_path, extra=("--data-dir", str(data))), WRITERS)
     s = Serve(tmp_path, extra=("--data-dir", str(data)))
     try:
         names = {p["metadata"]["name"] for p in s.call("GET", "/api/v1/pods")[1]["items"]}

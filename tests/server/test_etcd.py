@@ -5,7 +5,6 @@ import json
 import shutil
 import socket
 import subprocess
-import threading
 import time
 import urllib.request
 from pathlib import Path
@@ -16,7 +15,7 @@ from drasim.sim.clock import Clock
 from drasim.store.etcd import EtcdJournal, key_for
 from drasim.store.memory import MemoryStore
 from drasim.store.sqlite import StorageError
-from tests.server.harness import DRASIM, ROOT, Serve
+from tests.server.harness import DRASIM, ROOT, Serve, create_pods_until_killed
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "extended-resource-explicit"
 ETCD = shutil.which("etcd")
@@ -174,23 +173,7 @@ def test_restart_resumes_and_schedules_the_pending_pod(tmp_path, etcd):
 
 
 def test_kill_9_loses_no_acknowledged_write(tmp_path, etcd):
-    s = Serve(tmp_path, extra=("--etcd-servers", etcd))
-    acknowledged: list[str] = []
-
-    def writer():
-        for i in range(2000):
-            try:
-                if s.call("POST", "/api/v1/namespaces/default/pods", pod(f"p{i}"))[0] == 201:
-                    acknowledged.append(f"p{i}")
-            except OSError:
-                return
-    t = threading.Thread(target=writer)
-    t.start()
-    s.wait_until(lambda: len(acknowledged) >= 30, timeout=30)
-    s.proc.kill()   # SIGKILL, mid-write
-    s.proc.wait(timeout=10)
-    t.join(timeout=30)
-    s.stop()
+    acknowledged = create_pods_until_killed(Serve(tmp_path, extra=("--etcd-servers", etcd)), writers=8, at_least=100)
     assert {f"/registry/pods/default/{name}" for name in acknowledged} <= etcd_keys(etcd)
     s = Serve(tmp_path, extra=("--etcd-servers", etcd))
     try:
