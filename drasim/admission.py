@@ -10,13 +10,16 @@ stored, so a rejected request changes nothing.
 """
 from __future__ import annotations
 
-from drasim.allocator import Features
+from typing import Mapping
+
+from drasim import featuregates
 from drasim.api import decode, kinds
 from drasim.api.defaults import apply_defaults
 from drasim.api.fielderrors import forbidden
 from drasim.api.workloaddefaults import prepare_for_create
 from drasim.api.validation import DROPPED_ON_CREATE, validate_object
 from drasim.controllers.quotacontroller import admission_error_for
+from drasim.disabledfields import drop_disabled_fields
 from drasim.errors import InputError, InvalidObject, ManifestError
 from drasim.store import MemoryStore, clone
 
@@ -67,38 +70,9 @@ def admin_access_errors(store: MemoryStore, kind: kinds.Kind, obj: dict, pending
                       "label on the containing namespace") for i in wanted]
 
 
-def _dicts(value) -> list[dict]:
-    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
-
-
-def _get(obj, *keys):
-    for key in keys:
-        obj = obj.get(key) if isinstance(obj, dict) else None
-    return obj
-
-
-def _group_holders(kind: str, obj: dict | None) -> list[dict]:
-    """The dicts that may carry `compatibilityGroups`: consumesCounters entries of a slice's
-    devices, or the allocation results of a claim."""
-    if kind == "ResourceSlice":
-        return [c for d in _dicts(_get(obj, "spec", "devices")) for c in _dicts(d.get("consumesCounters"))]
-    return _dicts(_get(obj, "status", "allocation", "devices", "results"))
-
-
-def drop_disabled_fields(kind: str, obj: dict, old: dict | None, features: Features) -> None:
-    """k8s: the resourceslice / resourceclaim strategies' dropDisabledFields: with
-    DRADeviceCompatibilityGroups off, `compatibilityGroups` is dropped unless the old object
-    already used it (KEP-5963 version skew)."""
-    if features.compatibility_groups or kind not in ("ResourceSlice", "ResourceClaim"):
-        return
-    if any(h.get("compatibilityGroups") for h in _group_holders(kind, old)):
-        return
-    for holder in _group_holders(kind, obj):
-        holder.pop("compatibilityGroups", None)
-
-
 def prepare(store: MemoryStore, kind: kinds.Kind, obj: dict, old: dict | None, source: str,
-            pending: list[dict] = (), features: Features = Features(), decoded: bool = False) -> dict:
+            pending: list[dict] = (), gates: Mapping[str, bool] = featuregates.DEFAULTS,
+            decoded: bool = False) -> dict:
     """A decoded, defaulted, named and validated copy of obj, ready to store; raises InputError.
     `decoded`: obj is already what decode_body returned."""
     if not decoded:
@@ -110,7 +84,7 @@ def prepare(store: MemoryStore, kind: kinds.Kind, obj: dict, old: dict | None, s
     if not md.get("name") and not md.get("generateName") and old is None:
         raise InvalidObject(kind.kind_group, "", ["metadata.name: Required value: name or generateName is required"],
                             source)
-    drop_disabled_fields(kind.kind, obj, old, features)
+    drop_disabled_fields(kind.kind, obj, old, gates)
     if old is None and kind.kind in DROPPED_ON_CREATE:
         obj.pop("status", None)
     apply_defaults(obj, store.clock.timestamp(), old, namespaced=kind.namespaced)

@@ -9,10 +9,11 @@ applied), then everything runs until nothing more happens.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
-from typing import Iterable
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Iterable, Mapping
 
-from drasim import admission, deletion, namespacelifecycle, phaseops
+from drasim import admission, deletion, featuregates, namespacelifecycle, phaseops
 from drasim.allocator import Allocator, Features
 from drasim.api import kinds
 from drasim.api.defaults import apply_defaults
@@ -47,12 +48,21 @@ class Options:
     seed: int = 0
     start: str = "2026-01-01T00:00:00Z"
     features: Features = Features()
+    # Every v1.37 DRA and scheduling gate (drasim.featuregates); `features` is the allocator's share of them.
+    gates: Mapping[str, bool] = field(default_factory=lambda: MappingProxyType(dict(featuregates.DEFAULTS)))
     kubelets: bool = True   # scheduler_perf runs without kubelets: pods are bound, never started
     # Optimisations, each making the same decisions faster (tests/property/test_optimisation_equivalence.py
     # runs random workloads with all of them on and off and requires identical outcomes):
     filter_cache: bool = True      # reuse Filter/Score results per pod signature, node index included
     quick_fit: bool = True         # decide "fits" for plain requests by counting usable devices
     resource_aliases: bool = True  # equivalent DRA-extended names share verdicts
+    indexed_claim_hints: bool = True  # claim events find their pods by index, not by asking every pod
+
+
+def options_for(gates: Mapping[str, bool] | None = None, **kw) -> Options:
+    """Options for a full gate map (drasim.featuregates.from_flag), the allocator's switches derived from it."""
+    gates = dict(featuregates.DEFAULTS if gates is None else gates)
+    return Options(features=featuregates.allocator_features(gates), gates=MappingProxyType(gates), **kw)
 
 
 class ControlPlane:
@@ -71,7 +81,8 @@ class ControlPlane:
         self.dra = DynamicResources(self.store, self.allocator, self.er_cache, self.metrics,
                                     node_info=lambda name: self.scheduler.cache.node(name),
                                     touch_node=lambda name: self.scheduler.cache.touch(name),
-                                    touch_all=lambda: self.scheduler.cache.touch_all())
+                                    touch_all=lambda: self.scheduler.cache.touch_all(),
+                                    device_taint_rules=self._gate("DRADeviceTaintRules"))
         self.scheduler = Scheduler(self.store, self._default_profile_plugins(), seed=options.seed,
                                    event_interest=self._event_interest, metrics=self.metrics,
                                    filter_cache=options.filter_cache)
@@ -85,7 +96,10 @@ class ControlPlane:
         self.dra.class_alias = self.class_alias
         self.dra.create_claim = self.client_create
         self.claim_controller = ResourceClaimController(self.store, self.metrics, create=self.client_create)
-        self.eviction_controller = DeviceTaintEvictionController(self.store, self.clock)
+        # k8s: kube-controller-manager starts the device-taint-eviction controller only with DRADeviceTaints on
+        self.eviction_controller = (DeviceTaintEvictionController(self.store, self.clock,
+                                                                  rules=self._gate("DRADeviceTaintRules"))
+                                    if self._gate("DRADeviceTaints") else None)
         self.quota_controller = QuotaController(self.store, self.er_cache)
         self.kubelets = Kubelets(self.store)
         self._create_system_namespaces()
@@ -99,9 +113,12 @@ class ControlPlane:
         # as kube-controller-manager's work queue coalesces a key's events), not once per event.
         # What they decide is the same: each pod they create still reaches the claim controller
         # and the scheduler before their next sync.
-        self.components = [self.claim_controller, self.eviction_controller, self.quota_controller,
-                           *([self.kubelets] if options.kubelets else []), self.scheduler,
-                           *self.workload_controllers, self.namespace_controller]
+        self.components = [c for c in (self.claim_controller, self.eviction_controller, self.quota_controller,
+                                       *([self.kubelets] if options.kubelets else []), self.scheduler,
+                                       *self.workload_controllers, self.namespace_controller) if c is not None]
+
+    def _gate(self, name: str) -> bool:
+        return bool(self.options.gates.get(name, featuregates.DEFAULTS[name]))
 
     @property
     def extended_resource_cache(self) -> ExtendedResourceCache:
@@ -203,7 +220,8 @@ class ControlPlane:
                 ev.obj.get("status") or {}).get("allocation")
             if ev.type == DELETED or deallocated:
                 return Hint(plugins=frozenset((DRA, FIT)))   # devices were freed
-            return Hint(pods=queue.pods_naming_claim(md.get("namespace") or "", md["name"]))
+            naming = queue.pods_naming_claim if self.options.indexed_claim_hints else queue.pods_naming_claim_unindexed
+            return Hint(pods=naming(md.get("namespace") or "", md["name"]))
         if kind in ("ResourceSlice", "DeviceClass", "DeviceTaintRule"):
             if ev.type == DELETED and kind != "DeviceTaintRule":
                 return None
@@ -264,7 +282,7 @@ class ControlPlane:
             current = self.store.get(op.kind.kind, op.namespace, op.name)
             obj = clone(current)
             obj["spec"]["replicas"] = op.replicas
-            obj = admission.prepare(self.store, op.kind, obj, current, op.source, features=self.options.features)
+            obj = admission.prepare(self.store, op.kind, obj, current, op.source, gates=self.options.gates)
             stored.append(self._update(op.kind, obj))
         return stored
 
@@ -289,7 +307,7 @@ class ControlPlane:
                                  f"Invalid value: {op.replicas}: must be greater than or equal to 0")
             obj = clone(current)
             obj["spec"]["replicas"] = op.replicas
-            admission.prepare(self.store, op.kind, obj, current, op.source, features=self.options.features)
+            admission.prepare(self.store, op.kind, obj, current, op.source, gates=self.options.gates)
             scales.append(op)
         return scales
 
@@ -368,7 +386,7 @@ class ControlPlane:
     def _prepare(self, kind: kinds.Kind, obj: dict, old: dict | None, source: str, pending: list[dict] = (),
                  decoded: bool = False) -> dict:
         """admission.prepare, counted per kind (`admitted`: what went through the whole write path)."""
-        prepared = admission.prepare(self.store, kind, obj, old, source, pending, self.options.features,
+        prepared = admission.prepare(self.store, kind, obj, old, source, pending, self.options.gates,
                                      decoded=decoded)
         self.admitted[kind.kind] += 1
         return prepared

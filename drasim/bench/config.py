@@ -14,20 +14,9 @@ import yaml
 
 from drasim.allocator import Features
 from drasim.errors import InputError
+from drasim.featuregates import ALLOCATOR_GATES
 
 DEFAULT_LABEL_FILTER = "performance"
-
-# Feature gates that select allocator behaviour, and the drasim.allocator.Features field each sets.
-ALLOCATOR_GATES = {
-    "DRAPartitionableDevices": "partitionable_devices",
-    "DRAConsumableCapacity": "consumable_capacity",
-    "DRAPrioritizedList": "prioritized_list",
-    "DRAAdminAccess": "admin_access",
-    "DRADeviceTaints": "device_taints",
-    "DRADeviceBindingConditions": "device_binding",
-    "DRADeviceCompatibilityGroups": "compatibility_groups",
-}
-
 
 class ConfigError(InputError):
     """A config, workload or param that scheduler_perf would refuse."""

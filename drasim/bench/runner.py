@@ -13,10 +13,11 @@ from dataclasses import dataclass
 from typing import Callable
 
 from drasim.bench.config import (DEFAULT_LABEL_FILTER, Config, ConfigError, Params, TestCase, Workload,
-                                 allocator_features, labels_match, merged_gates, threshold_for)
+                                 labels_match, merged_gates, threshold_for)
+from drasim import featuregates
 from drasim.bench.executor import Executor
 from drasim.bench.ops import UnsupportedOp, prepare_ops
-from drasim.controlplane import ControlPlane, Options
+from drasim.controlplane import ControlPlane, options_for
 from drasim.errors import InputError
 
 
@@ -61,7 +62,15 @@ def run_config(config: Config, selection: Selection = Selection(), *, seed: int 
 def run_workload(config: Config, tc: TestCase, w: Workload, *, seed: int = 0,
                  progress: Callable | None = None) -> list[dict]:
     gates = merged_gates(tc, w)
-    features, ignored = allocator_features(gates)
+    known = {g: v for g, v in gates.items() if g in featuregates.GATES}
+    try:
+        full = featuregates.resolve(known)
+    except featuregates.FeatureGateError as e:   # recorded, and the workload runs with v1.37's defaults
+        full, known = dict(featuregates.DEFAULTS), {}
+        gate_error = e.reason
+    else:
+        gate_error = None
+    ignored = sorted(set(gates) - set(known)) + featuregates.unmodelled_changes(full)
     threshold = threshold_for(w.threshold, config.topic)
     base = {
         "testCase": tc.name, "workload": w.name, "name": f"{tc.name}/{w.name}",
@@ -69,6 +78,8 @@ def run_workload(config: Config, tc: TestCase, w: Workload, *, seed: int = 0,
         "featureGates": gates, "topic": config.topic, "threshold": threshold or None,
         "status": "ok", "error": None, "metrics": {}, "passed": None, "notes": [],
     }
+    if gate_error:
+        base["notes"].append(f"feature gates not applied: {gate_error}")
     if ignored:
         base["notes"].append("feature gates recorded but not modelled by drasim: " + ", ".join(ignored))
     if tc.scheduler_config_path:
@@ -82,7 +93,7 @@ def run_workload(config: Config, tc: TestCase, w: Workload, *, seed: int = 0,
     except ConfigError as e:
         return [dict(base, status="error", error=str(e))]
 
-    cp = ControlPlane(Options(seed=seed, kubelets=False, features=features))
+    cp = ControlPlane(options_for(full, seed=seed, kubelets=False))
     ex = Executor(cp, config.path.parent, seed=seed, progress=progress)
     wall0, cpu0 = time.perf_counter(), time.process_time()
     status, error = "ok", None

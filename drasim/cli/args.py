@@ -116,3 +116,9 @@ def parse(ap: argparse.ArgumentParser, argv: list[str]) -> argparse.Namespace:
             sp.error("the following arguments are required: --cluster PHASE (or -f FILE)")
         return ns
     return ap.parse_args(argv)
+
+
+def feature_gates_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--feature-gates", metavar="NAME=BOOL,...",
+                   help="Kubernetes v1.37 DRA and scheduling feature gates, as kube-apiserver and kube-scheduler "
+                        "take them (drasim features lists them)")

@@ -139,6 +139,16 @@ examples:
   KUBECONFIG=~/.kube/drasim kubectl get resourceslices
   drasim serve --kubeconfig kc --speed 100 --data-dir state/   # 100x virtual time, kept across restarts
   drasim serve --kubeconfig kc --etcd-servers http://127.0.0.1:2379   # kept in etcd, kube-apiserver's keys""",
+    "features": """\
+examples:
+  drasim features
+  drasim features --feature-gates=DRADeviceCompatibilityGroups=true -o json
+  drasim simulate cluster.yaml --feature-gates=DRADeviceTaints=false,DRADeviceTaintRules=false
+
+DRASIM: yes (both settings simulated), default only (v1.37's default is simulated; setting the
+gate otherwise prints a warning), no effect (the gate changes speed or objects drasim does not
+simulate). Unknown gates, locked gates set away from their default and unmet dependencies are
+refused with kube-apiserver's words.""",
     "completion": """\
 examples:
   drasim completion bash > ~/.local/share/bash-completion/completions/drasim

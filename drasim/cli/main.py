@@ -52,6 +52,7 @@ def _phase_options(p: argparse.ArgumentParser, *, positional: bool) -> None:
 def _seed(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, metavar="N",
                    help="seed for generated names, uids and tie-breaks between equal nodes (default 0)")
+    cli_args.feature_gates_flag(p)
 
 
 def _sentence(text: str) -> str:
@@ -161,6 +162,9 @@ def _parser() -> argparse.ArgumentParser:
                                          "and clients)"))
     from drasim.cli import bench
     bench.add_parser(sub, EXAMPLES["bench"], Formatter)
+    from drasim.cli import features as features_cmd
+    features_cmd.add_arguments(command("features", "list Kubernetes v1.37's DRA and scheduling feature gates and what "
+                                                   "drasim models of each"))
     comp = command("completion", "print a shell completion script (bash, zsh or fish)")
     comp.add_argument("shell", choices=("bash", "zsh", "fish"), help="the shell to complete drasim in")
     return ap
@@ -184,14 +188,14 @@ def _read_phases(phase_paths: list[str], skipped: list[str] | None = None) -> li
     return phases
 
 
-def _settled(phase_paths: list[str], seed: int):
+def _settled(phase_paths: list[str], options):
     from drasim.cli.progress import progress
-    from drasim.controlplane import ControlPlane, Options
+    from drasim.controlplane import ControlPlane
 
     with progress() as say:
         say("reading manifests")
         phases = _read_phases(phase_paths)
-        cp = ControlPlane(Options(seed=seed))
+        cp = ControlPlane(options)
         for i, (path, docs) in enumerate(zip(phase_paths, phases), start=1):
             say(f"phase {i}/{len(phases)}: {path}")
             cp.run_phase(docs)
@@ -201,14 +205,14 @@ def _settled(phase_paths: list[str], seed: int):
 def explain(args: argparse.Namespace) -> int:
     from drasim.cli import explain as explain_view
 
-    sys.stdout.write(explain_view.run(args.pod, _settled(args.cluster, args.seed), args.output))
+    sys.stdout.write(explain_view.run(args.pod, _settled(args.cluster, args.options), args.output))
     return 0
 
 
 def quota(args: argparse.Namespace) -> int:
     from drasim.cli import quota as quota_view
 
-    cp = _settled(args.phases, args.seed)
+    cp = _settled(args.phases, args.options)
     render = quota_view.render_json if args.output == "json" else quota_view.render_table
     sys.stdout.write(render(cp))
     return 0
@@ -221,7 +225,7 @@ def taint_dryrun(args: argparse.Namespace) -> int:
 
     with progress() as say:
         say("simulating the cluster, then the rule as NoExecute")
-        rule, result, replacements = taintdryrun.what_if(args.rule, args.cluster, seed=args.seed)
+        rule, result, replacements = taintdryrun.what_if(args.rule, args.cluster, args.options)
     render = taintdryrun.render_json if args.output == "json" else taintdryrun.render_table
     sys.stdout.write(render(rule, result, replacements))
     return 0
@@ -241,7 +245,7 @@ def simulate(args: argparse.Namespace) -> int:
         phases = _read_phases(args.phases, skipped)
         for note in dict.fromkeys(skipped):
             print(f"warning: {note}", file=sys.stderr)
-        sim = Simulation(args.seed)
+        sim = Simulation(args.options)
         failure = sim.run(list(zip(args.phases, phases)), say)
     for note in sim.cp.kubelets.warnings:   # e.g. a drasim.io/run-for annotation that is no duration
         print(f"warning: {note}", file=sys.stderr)
@@ -281,14 +285,13 @@ def audit(args: argparse.Namespace) -> int:
     """Exit 1 when an error-level finding exists, so the audit can gate CI."""
     from drasim.api.loader import load_paths
     from drasim.cli import audit as audit_view
-    from drasim.controlplane import Options
     from drasim.plan.audit import audit as run_audit
 
     skipped: list[str] = []
     documents = load_paths(args.phases, skipped)
     for note in dict.fromkeys(skipped):
         print(f"warning: {note}", file=sys.stderr)
-    report = run_audit(documents, Options(seed=args.seed))
+    report = run_audit(documents, args.options)
     if args.html:
         _write_html(args.html, lambda pages: pages.audit_page(report))
     render = audit_view.render_json if args.output == "json" else audit_view.render_table
@@ -301,9 +304,8 @@ def ledger(args: argparse.Namespace) -> int:
     from drasim.plan.ledger import ledger as build
 
     if args.trace:   # over a timeline: the ledger of the end state, plus what each namespace used over time
-        from drasim.controlplane import Options
         from drasim.plan.timeline import load_trace, replay, summary
-        timeline = replay(_read_phases(args.phases), load_trace(args.trace), Options(seed=args.seed))
+        timeline = replay(_read_phases(args.phases), load_trace(args.trace), args.options)
         used = summary(timeline)
         from drasim.plan.ledger import NamespaceLedger
         books = build(timeline.cp)
@@ -315,7 +317,7 @@ def ledger(args: argparse.Namespace) -> int:
             b.over_time = {"deviceHours": row.get("deviceHours", 0.0), "memoryGiBHours": row.get("memoryGiBHours", 0.0),
                            "pods": row.get("pods", 0)}
     else:
-        books = build(_settled(args.phases, args.seed))
+        books = build(_settled(args.phases, args.options))
     if args.html:
         from drasim.plan.ledger import same_count_different_hardware
         _write_html(args.html, lambda pages: pages.ledger_page(books, same_count_different_hardware(books)))
@@ -336,11 +338,10 @@ def plan(args: argparse.Namespace) -> int:
     """Exit 1 when some pending pods stay Pending whatever is added."""
     from drasim.api.loader import load_paths
     from drasim.cli import plan as plan_view
-    from drasim.controlplane import Options
     from drasim.plan.scaleout import plan as run_plan
 
     candidates = plan_view.load_candidates(args.pool)
-    result = run_plan(load_paths(args.phases), candidates, Options(seed=args.seed))
+    result = run_plan(load_paths(args.phases), candidates, args.options)
     sys.stdout.write((plan_view.render_json if args.output == "json" else plan_view.render_table)(result))
     return 0 if result.best is not None and not result.unservable else 1
 
@@ -349,13 +350,12 @@ def migrate(args: argparse.Namespace) -> int:
     """Exit 1 when a step stopped or left pods Pending that were placed before."""
     from drasim.api.loader import load_paths
     from drasim.cli import migrate as view
-    from drasim.controlplane import Options
     from drasim.plan import migrate as mig
 
     documents = load_paths(args.phases)
     slices = load_paths([args.driver_slices])
     classes = load_paths([args.device_class]) if args.device_class else []
-    options = Options(seed=args.seed)
+    options = args.options
     if args.plan:
         waves, stuck = mig.plan_waves(documents, slices, classes, options)
         if args.output == "json":
@@ -414,6 +414,13 @@ def rbac(args: argparse.Namespace) -> int:
     return rbac_cmd.run(args)
 
 
+def features(args: argparse.Namespace) -> int:
+    from drasim.cli import features as features_cmd
+
+    sys.stdout.write(features_cmd.run(args))
+    return 0
+
+
 def completion(args: argparse.Namespace) -> int:
     from drasim.cli.completion import script
 
@@ -429,14 +436,30 @@ GC_THRESHOLDS = (50_000, 20, 20)
 
 COMMANDS = {"simulate": simulate, "taint-dryrun": taint_dryrun, "explain": explain, "quota": quota,
             "audit": audit, "ledger": ledger, "inventory": inventory, "plan": plan, "migrate": migrate, "trace": trace, "snapshot": snapshot, "replay": replay, "sweep": sweep,
-            "serve": serve, "rbac": rbac, "completion": completion}
+            "serve": serve, "rbac": rbac, "features": features, "completion": completion}
 
 
 _BATCH_COMMANDS = ("simulate", "explain", "quota", "taint-dryrun", "audit", "ledger", "plan", "migrate",
                    "replay", "inventory", "trace", "snapshot", "rbac")
 
 
+def _with_gates(args: argparse.Namespace) -> None:
+    """`args.options`: the control plane's options for --seed and --feature-gates (checked before any work)."""
+    if not hasattr(args, "feature_gates"):
+        return
+    from drasim import featuregates
+    from drasim.controlplane import options_for
+
+    gates = featuregates.from_flag(args.feature_gates)
+    for change in featuregates.unmodelled_changes(gates):
+        print(f"warning: feature gate {change}: drasim models no more of it than the API fields it keeps "
+              f"or drops (drasim features)", file=sys.stderr)
+    args.gates = gates
+    args.options = options_for(gates, seed=getattr(args, "seed", 0))
+
+
 def _dispatch(args: argparse.Namespace) -> int:
+    _with_gates(args)
     if args.command == "bench":
         from drasim.cli import bench
         return bench.run(args)

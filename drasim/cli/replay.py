@@ -50,7 +50,6 @@ def render_table(summary: dict, width: int = 160) -> str:
 
 
 def run(args) -> int:
-    from drasim.controlplane import Options
     from drasim.plan.timeline import load_trace, replay, summary
     from drasim.cli.main import _read_phases
 
@@ -67,11 +66,11 @@ def run(args) -> int:
         with Progress(TextColumn("replay"), BarColumn(), TextColumn("{task.fields[at]}"), TimeElapsedColumn(),
                       transient=True) as bar:
             task = bar.add_task("replay", total=1.0, at="")
-            timeline = replay(_read_phases(args.cluster), trace, Options(seed=args.seed), until=until,
+            timeline = replay(_read_phases(args.cluster), trace, args.options, until=until,
                               progress=lambda done, total: bar.update(task, completed=done / total if total else 1.0,
                                                                       at=f"{_hms(done)} of {_hms(total)}"))
     else:
-        timeline = replay(_read_phases(args.cluster), trace, Options(seed=args.seed), until=until)
+        timeline = replay(_read_phases(args.cluster), trace, args.options, until=until)
     result = summary(timeline)
     if args.html:
         from drasim.report import html, pages

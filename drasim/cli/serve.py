@@ -46,6 +46,8 @@ def add_arguments(p) -> None:
     p.add_argument("--speed", type=float, default=1.0, help="virtual seconds per wall-clock second (default 1)")
     p.add_argument("--seed", type=int, default=0, metavar="N",
                    help="seed for generated names, uids and tie-breaks (default 0)")
+    from drasim.cli.args import feature_gates_flag
+    feature_gates_flag(p)
     p.add_argument("--token-auth-file", metavar="FILE",
                    help='more users: CSV lines token,user,uid,"group1,group2" (kube-apiserver\'s format)')
     p.add_argument("--authorization-mode", default="AlwaysAllow", choices=("AlwaysAllow", "RBAC"),
@@ -67,10 +69,10 @@ def _load(args) -> list:
     return phases
 
 
-def build(phases: list, speed: float, seed: int, journal=None):
+def build(phases: list, speed: float, seed: int, journal=None, gates=None):
     """The control plane with system namespaces and the phases applied, live and watched; with a
     journal (the data directory), what it kept comes first and every write goes to it."""
-    from drasim.controlplane import ControlPlane, Options
+    from drasim.controlplane import ControlPlane, options_for
     from drasim.server.runtime import LiveControlPlane
     from drasim.server.watch import WatchHub
     from drasim.sim.clock import format_time
@@ -80,7 +82,7 @@ def build(phases: list, speed: float, seed: int, journal=None):
     # clock meets the wall clock when serving begins (AGE columns stay true).
     kept, revision, clock = journal.load() if journal is not None else ([], 0, None)
     start = clock if kept and clock is not None else time.time() - documents - 1
-    cp = ControlPlane(Options(seed=seed, start=format_time(start)))
+    cp = ControlPlane(options_for(gates, seed=seed, start=format_time(start)))
     if kept:
         cp.store.restore(kept, revision, seed)
     hub = WatchHub(cp.store)
@@ -167,12 +169,12 @@ def run(args: argparse.Namespace) -> int:
         from drasim.store.etcd import EtcdUnreachable, open_etcd
         try:
             journal = open_etcd(args.etcd_servers)
-            return asyncio.run(_serve(args, *build(_load(args), args.speed, args.seed, journal)))
+            return asyncio.run(_serve(args, *build(_load(args), args.speed, args.seed, journal, args.gates)))
         except EtcdUnreachable as e:   # the line kube-apiserver's users look for, no traceback
             print(f"drasim serve: {e}", file=sys.stderr)
             return 1
     if args.data_dir:
         from drasim.store.sqlite import open_data_dir
         journal = open_data_dir(args.data_dir)
-    live, hub = build(_load(args), args.speed, args.seed, journal)
+    live, hub = build(_load(args), args.speed, args.seed, journal, args.gates)
     return asyncio.run(_serve(args, live, hub))

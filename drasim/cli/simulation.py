@@ -15,8 +15,8 @@ EVICTION_REASON = "DeletionByDeviceTaintManager"
 
 
 class Simulation:
-    def __init__(self, seed: int = 0) -> None:
-        self.cp = ControlPlane(Options(seed=seed))
+    def __init__(self, options: Options = Options()) -> None:
+        self.cp = ControlPlane(options)
         self.applied = 0                  # phases applied and settled
         self.evicted: list[dict] = []     # pods the device taint eviction controller deleted, as last seen
         self.evicted_claims: dict[tuple, dict] = {}   # their claims at that moment (deleted soon after)

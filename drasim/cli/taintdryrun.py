@@ -50,8 +50,8 @@ def _rule_document(path: str) -> Document:
     return rules[0]
 
 
-def _settled(phases: list[list[Document]], seed: int) -> ControlPlane:
-    cp = ControlPlane(Options(seed=seed))
+def _settled(phases: list[list[Document]], options: Options) -> ControlPlane:
+    cp = ControlPlane(options)
     for docs in phases:
         cp.run_phase(docs)
     return cp
@@ -77,20 +77,21 @@ def _devices_of(cp: ControlPlane, pod: dict) -> tuple[str, ...]:
     return tuple(out)
 
 
-def what_if(rule_path: str, cluster: list[str], seed: int = 0) -> tuple[dict, WhatIf, list[Replacement]]:
+def what_if(rule_path: str, cluster: list[str], options: Options = Options()) -> tuple[dict, WhatIf, list[Replacement]]:
     rule_doc = _rule_document(rule_path)
     phases = [load_paths([p]) for p in cluster]
-    before = _settled(phases, seed)
+    before = _settled(phases, options)
     store = before.store
     # The rule as the API server would store it: decoded, defaulted and validated (a bad rule is
     # an error here, not only when its dry run happens to evict a pod).
     rule = admission.prepare(store, rule_doc.kind, rule_doc.obj, store.get("DeviceTaintRule", None,
-                             rule_doc.obj["metadata"].get("name")), rule_doc.source)
+                             rule_doc.obj["metadata"].get("name")), rule_doc.source,
+                             gates=options.gates)
     result = rule_what_if(rule, pods=store.list("Pod"), claims=store.list("ResourceClaim"),
                           slices=store.list("ResourceSlice"))
     replacements: list[Replacement] = []
     if result.evicted_pods:
-        after = _settled(phases, seed)
+        after = _settled(phases, options)
         gone = {p.pod: clone(after.store.get("Pod", *p.pod.split("/", 1))) for p in result.evicted_pods}
         forced = clone(rule)
         forced.setdefault("spec", {}).setdefault("taint", {})["effect"] = "NoExecute"

@@ -62,7 +62,8 @@ class DeviceTaintEvictionController:
 
     name = "device-taint-eviction-controller"
 
-    def __init__(self, store: MemoryStore, clock: Clock) -> None:
+    def __init__(self, store: MemoryStore, clock: Clock, rules: bool = True) -> None:
+        """`rules`: the DRADeviceTaintRules gate (k8s: the controller gets no rule informer when it is off)."""
         self.store = store
         self.clock = clock
         self._pools: dict[PoolId, Pool] = {}
@@ -76,8 +77,9 @@ class DeviceTaintEvictionController:
         self._failures: dict[WorkItem, int] = {}
         self._events: list[tuple[PodRef, str]] = []
         self._tainted_pools: set[PoolId] = set()             # pools with a NoExecute device taint
-        store.subscribe(self._on_event, kinds=_KINDS)
-        for kind in _KINDS:                                   # informers list existing objects first
+        watched = _KINDS if rules else tuple(k for k in _KINDS if k != "DeviceTaintRule")
+        store.subscribe(self._on_event, kinds=watched)
+        for kind in watched:                                  # informers list existing objects first
             for obj in store.list(kind):
                 self._on_event(WatchEvent(ADDED, kind, obj))
 

@@ -104,7 +104,7 @@ def admit_each(cp: ControlPlane, documents: list[Document]) -> tuple[list[Docume
     for doc in documents:
         specific = _request_limit_findings(doc)
         try:
-            admission.prepare(cp.store, doc.kind, doc.obj, None, doc.source, pending, cp.options.features)
+            admission.prepare(cp.store, doc.kind, doc.obj, None, doc.source, pending, cp.options.gates)
         except InvalidObject as e:
             findings.extend(specific)
             rest = [err for err in e.errors if not any(t in str(err) for t in _REQUEST_LIMIT_TEXTS)]

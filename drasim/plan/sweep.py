@@ -29,6 +29,7 @@ from pathlib import Path
 
 import yaml
 
+from drasim import featuregates
 from drasim.api import kinds
 from drasim.api.loader import Document, load_paths
 from drasim.errors import InputError
@@ -112,6 +113,12 @@ def _check_value(key: str, v, where: str) -> None:
           "taintFraction": lambda: isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 1,
           "featureGates": lambda: isinstance(v, dict) and all(isinstance(g, str) and isinstance(b, bool)
                                                               for g, b in v.items())}[key]
+    if ok() and key == "featureGates":
+        try:
+            featuregates.resolve(v)
+        except featuregates.FeatureGateError as e:
+            raise SweepError(f"{where}: featureGates: {e.reason}") from None
+        return
     if not ok():
         want = {"seed": "an integer >= 0", "arrival": " or ".join(ARRIVALS), "fleet": "a factor from 0 to 100",
                 "taintFraction": "a fraction from 0 to 1", "featureGates": "a mapping of gate names to true/false"}
@@ -152,12 +159,12 @@ def _failure_rules(cp, fraction: float, rng: random.Random) -> list[dict]:
 
 def run_scenario(spec: Spec, scenario: dict) -> dict:
     """One simulation; raises InputError on bad input (the runner records it as a failure)."""
-    from drasim.bench.config import allocator_features
-    from drasim.controlplane import ControlPlane, Options
+    from drasim.controlplane import ControlPlane, options_for
     from drasim.sim.clock import parse_time
 
-    features, ignored = allocator_features(scenario["featureGates"])
-    cp = ControlPlane(Options(seed=scenario["seed"], features=features))
+    gates = featuregates.resolve(scenario["featureGates"])
+    ignored = featuregates.unmodelled_changes(gates)
+    cp = ControlPlane(options_for(gates, seed=scenario["seed"]))
     rng = random.Random(scenario["seed"])
     cluster = _documents(spec.cluster)
     classes = {d.obj["metadata"].get("name") for d in cluster if d.kind.kind == "DeviceClass"}

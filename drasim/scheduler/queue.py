@@ -129,15 +129,18 @@ class SchedulingQueue:
                 if not uids:
                     del self._by_claim[key]
 
-    def _index_claims(self, info: QueuedPod) -> None:
+    @staticmethod
+    def _claim_keys(pod: dict) -> tuple[tuple[str, str], ...]:
         """Claims the pod names, directly or through status.resourceClaimStatuses."""
-        pod = info.pod
         ns = pod["metadata"].get("namespace") or ""
         names = {e.get("resourceClaimName") for e in (pod.get("spec") or {}).get("resourceClaims") or ()}
         names.update(s.get("resourceClaimName")
                      for s in (pod.get("status") or {}).get("resourceClaimStatuses") or ())
         names.discard(None)
-        keys = tuple(sorted((ns, n) for n in names))
+        return tuple(sorted((ns, n) for n in names))
+
+    def _index_claims(self, info: QueuedPod) -> None:
+        keys = self._claim_keys(info.pod)
         old = self._claims_of.get(info.uid, ())
         if keys == old:
             return
@@ -149,6 +152,12 @@ class SchedulingQueue:
 
     def pods_naming_claim(self, namespace: str, name: str) -> frozenset[str]:
         return frozenset(self._by_claim.get((namespace, name), ()))
+
+    def pods_naming_claim_unindexed(self, namespace: str, name: str) -> frozenset[str]:
+        """The same set found as v1.37 without SchedulerPreQueueingHints finds it: the claim event's
+        QueueingHint asked about every queued pod in turn (kept to prove the index equal)."""
+        key = (namespace, name)
+        return frozenset(uid for uid, info in self._pods.items() if key in self._claim_keys(info.pod))
 
     def _leave_unschedulable(self, uid: str) -> QueuedPod | None:
         info = self._unschedulable.pop(uid, None)

@@ -128,7 +128,7 @@ class Resources:
         try:
             if dry_run:
                 from drasim import admission
-                obj = admission.prepare(self.cp.store, t.kind, obj, None, "", features=self.cp.options.features)
+                obj = admission.prepare(self.cp.store, t.kind, obj, None, "", gates=self.cp.options.gates)
                 admission.admit(self.cp.store, self.cp.er_cache, t.kind, obj, "")
                 return 201, obj
             stored = self.cp.create(obj)

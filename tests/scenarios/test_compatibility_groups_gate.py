@@ -1,13 +1,16 @@
 """KEP-5963 through the control plane: with the alpha gate off the API server drops
 `compatibilityGroups` (dropDisabledFields), with it on the scheduler enforces and records them."""
-from drasim.allocator import Features
-from drasim.controlplane import ControlPlane, Options
+from drasim import featuregates
+from drasim.controlplane import ControlPlane, options_for
+
+OFF = featuregates.DEFAULTS
+ON = featuregates.from_flag("DRADeviceCompatibilityGroups=true")
 
 DRIVER = "gpu.example.com"
 
 
-def cluster(features: Features) -> ControlPlane:
-    cp = ControlPlane(Options(features=features))
+def cluster(gates) -> ControlPlane:
+    cp = ControlPlane(options_for(gates))
     cp.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"},
                "status": {"allocatable": {"cpu": "8", "memory": "8Gi", "pods": "10"}}})
     cp.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
@@ -35,14 +38,14 @@ def cluster(features: Features) -> ControlPlane:
 
 
 def test_gate_off_drops_the_field_and_devices_allocate_as_plain_partitions():
-    cp = cluster(Features())
+    cp = cluster(OFF)
     parts = cp.store.get("ResourceSlice", None, "parts")
     assert all("compatibilityGroups" not in c for d in parts["spec"]["devices"] for c in d["consumesCounters"])
     assert all(cp.store.get("Pod", "default", n)["spec"].get("nodeName") == "n1" for n in ("a", "b"))
 
 
 def test_gate_on_keeps_mig_and_vgpu_apart_and_records_the_snapshot():
-    cp = cluster(Features(compatibility_groups=True))
+    cp = cluster(ON)
     pods = {n: cp.store.get("Pod", "default", n)["spec"].get("nodeName") for n in ("a", "b")}
     assert pods == {"a": "n1", "b": None}
     [result] = cp.store.get("ResourceClaim", "default", "a")["status"]["allocation"]["devices"]["results"]
@@ -50,7 +53,7 @@ def test_gate_on_keeps_mig_and_vgpu_apart_and_records_the_snapshot():
 
 
 def test_gate_off_keeps_the_field_on_objects_that_already_used_it():
-    from drasim.admission import drop_disabled_fields
+    from drasim.disabledfields import drop_disabled_fields
 
     def slice_with(groups):
         entry = {"counterSet": "gpu-0", "counters": {}}
@@ -59,11 +62,11 @@ def test_gate_off_keeps_the_field_on_objects_that_already_used_it():
         return {"spec": {"devices": [{"name": "d", "consumesCounters": [entry]}]}}
 
     new = slice_with(["mig"])
-    drop_disabled_fields("ResourceSlice", new, None, Features())
+    drop_disabled_fields("ResourceSlice", new, None, OFF)
     assert "compatibilityGroups" not in new["spec"]["devices"][0]["consumesCounters"][0]
     kept = slice_with(["vgpu"])
-    drop_disabled_fields("ResourceSlice", kept, slice_with(["mig"]), Features())
+    drop_disabled_fields("ResourceSlice", kept, slice_with(["mig"]), OFF)
     assert kept["spec"]["devices"][0]["consumesCounters"][0]["compatibilityGroups"] == ["vgpu"]
     on = slice_with(["mig"])
-    drop_disabled_fields("ResourceSlice", on, None, Features(compatibility_groups=True))
+    drop_disabled_fields("ResourceSlice", on, None, ON)
     assert on["spec"]["devices"][0]["consumesCounters"][0]["compatibilityGroups"] == ["mig"]

@@ -71,7 +71,9 @@ class DynamicResources:
     weight = 1   # k8s: default profile weight of DynamicResources
 
     def __init__(self, store: MemoryStore, allocator: Allocator, er_cache, metrics: Metrics | None = None,
-                 node_info=None, touch_node=None, touch_all=None) -> None:
+                 node_info=None, touch_node=None, touch_all=None, device_taint_rules: bool = True) -> None:
+        """`device_taint_rules`: the DRADeviceTaintRules gate (k8s: resourceslicetracker.Options
+        EnableDeviceTaintRules; off, the tracker is a plain slice informer and rules are not merged)."""
         self.store = store
         self._node_info = node_info or (lambda name: None)
         self._touch_node = touch_node or (lambda name: None)
@@ -94,7 +96,8 @@ class DynamicResources:
         # name -> nodes with slices in it; pools with node-selector/allNodes slices touch all.
         self._pool_nodes: dict[str, set[str]] = {}
         self._shared_pools: set[str] = set()
-        store.subscribe(self._on_event, kinds=("ResourceClaim", "ResourceSlice", "DeviceClass", "DeviceTaintRule"))
+        store.subscribe(self._on_event, kinds=("ResourceClaim", "ResourceSlice", "DeviceClass")
+                        + (("DeviceTaintRule",) if device_taint_rules else ()))
 
     # -- allocated-state bookkeeping ---------------------------------------------------
     def _add_alloc(self, allocation: dict) -> None:
