@@ -21,6 +21,7 @@ from drasim.api.extendedresource import ExtendedResourceCache, is_dra_extended_r
 from drasim.api.loader import Document
 from drasim.controllers import workloads
 from drasim.controllers.devicetainteviction import DeviceTaintEvictionController
+from drasim.controllers.disruption import DisruptionController
 from drasim.controllers.namespace import NamespaceController
 from drasim.controllers.quotacontroller import QuotaController
 from drasim.controllers.resourceclaim import ResourceClaimController
@@ -101,6 +102,7 @@ class ControlPlane:
                                                                   rules=self._gate("DRADeviceTaintRules"))
                                     if self._gate("DRADeviceTaints") else None)
         self.quota_controller = QuotaController(self.store, self.er_cache)
+        self.disruption_controller = DisruptionController(self.store, self.clock)
         self.kubelets = Kubelets(self.store)
         self._create_system_namespaces()
         self.workload_controllers = workloads.build(workloads.ControllerContext(
@@ -114,6 +116,7 @@ class ControlPlane:
         # What they decide is the same: each pod they create still reaches the claim controller
         # and the scheduler before their next sync.
         self.components = [c for c in (self.claim_controller, self.eviction_controller, self.quota_controller,
+                                       self.disruption_controller,
                                        *([self.kubelets] if options.kubelets else []), self.scheduler,
                                        *self.workload_controllers, self.namespace_controller) if c is not None]
 
@@ -140,7 +143,8 @@ class ControlPlane:
                     run_filters=lambda state, pod, node: self.scheduler.filters_fit(state, pod, node),
                     evict=lambda victim, pod, node: self.scheduler.evict_for_preemption(victim, pod, node),
                     nominate=lambda pod, node: self.scheduler.nominate(pod, node),
-                    now=lambda: self.clock.now))
+                    now=lambda: self.clock.now,
+                    budgets=lambda: self.store.list("PodDisruptionBudget")))
             elif entry.simulated and entry.name in REGISTRY:
                 plugins.append(REGISTRY[entry.name](self, None))
         return plugins

@@ -37,6 +37,7 @@ class Kind:
 RESOURCE_GROUP = "resource.k8s.io"
 APPS_GROUP = "apps"
 BATCH_GROUP = "batch"
+POLICY_GROUP = "policy"
 
 ## core/v1
 NAMESPACE = Kind("", "v1", "Namespace", "namespaces", namespaced=False)
@@ -52,6 +53,9 @@ STATEFUL_SET = Kind(APPS_GROUP, "v1", "StatefulSet", "statefulsets", namespaced=
 DAEMON_SET = Kind(APPS_GROUP, "v1", "DaemonSet", "daemonsets", namespaced=True)
 JOB = Kind(BATCH_GROUP, "v1", "Job", "jobs", namespaced=True)
 
+## policy/v1 (preemption prefers victims whose budgets allow it; the eviction API refuses the rest)
+POD_DISRUPTION_BUDGET = Kind(POLICY_GROUP, "v1", "PodDisruptionBudget", "poddisruptionbudgets", namespaced=True)
+
 ## resource.k8s.io/v1
 DEVICE_CLASS = Kind(RESOURCE_GROUP, "v1", "DeviceClass", "deviceclasses", namespaced=False, has_status=False)
 RESOURCE_SLICE = Kind(RESOURCE_GROUP, "v1", "ResourceSlice", "resourceslices", namespaced=False, has_status=False)
@@ -63,7 +67,7 @@ DEVICE_TAINT_RULE = Kind(RESOURCE_GROUP, "v1", "DeviceTaintRule", "devicetaintru
 ALL_KINDS: tuple[Kind, ...] = (
     NAMESPACE, NODE, POD, RESOURCE_QUOTA, EVENT,
     DEVICE_CLASS, RESOURCE_SLICE, RESOURCE_CLAIM, RESOURCE_CLAIM_TEMPLATE, DEVICE_TAINT_RULE,
-    DEPLOYMENT, REPLICA_SET, STATEFUL_SET, DAEMON_SET, JOB,
+    DEPLOYMENT, REPLICA_SET, STATEFUL_SET, DAEMON_SET, JOB, POD_DISRUPTION_BUDGET,
 )
 BY_KIND: dict[str, Kind] = {k.kind: k for k in ALL_KINDS}
 BY_API: dict[tuple[str, str], Kind] = {(k.api_version, k.kind): k for k in ALL_KINDS}
@@ -80,7 +84,7 @@ INPUT_KINDS: tuple[Kind, ...] = tuple(k for k in ALL_KINDS if k is not EVENT)
 OUTPUT_ORDER: tuple[Kind, ...] = (
     NAMESPACE, NODE, DEVICE_CLASS, RESOURCE_SLICE, DEVICE_TAINT_RULE,
     RESOURCE_CLAIM_TEMPLATE, RESOURCE_CLAIM, DEPLOYMENT, REPLICA_SET, STATEFUL_SET, DAEMON_SET, JOB,
-    POD, RESOURCE_QUOTA,
+    POD_DISRUPTION_BUDGET, POD, RESOURCE_QUOTA,
 )
 
 # Kinds with a scale subresource (`kubectl scale`; a phase's `scale:` operation): spec.replicas.
@@ -98,7 +102,7 @@ NOT_SIMULATED: frozenset[tuple[str, str]] = frozenset({
     ("v1", "PersistentVolumeClaim"), ("v1", "PersistentVolume"), ("v1", "LimitRange"), ("v1", "Event"),
     ("v1", "ReplicationController"), ("v1", "PodTemplate"),
     ("apps/v1", "ControllerRevision"), ("batch/v1", "CronJob"),
-    ("policy/v1", "PodDisruptionBudget"), ("scheduling.k8s.io/v1", "PriorityClass"),
+    ("scheduling.k8s.io/v1", "PriorityClass"),
     ("networking.k8s.io/v1", "Ingress"), ("networking.k8s.io/v1", "NetworkPolicy"),
     ("networking.k8s.io/v1", "IngressClass"), ("discovery.k8s.io/v1", "EndpointSlice"),
     ("events.k8s.io/v1", "Event"), ("coordination.k8s.io/v1", "Lease"), ("storage.k8s.io/v1", "StorageClass"),

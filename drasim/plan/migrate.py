@@ -105,6 +105,39 @@ def _set_node(cp: ControlPlane, name: str, change) -> None:
         cp.store.update_status(dict(stored, status=node["status"]))
 
 
+def _drain(cp: ControlPlane, nodes, step: NodeStep) -> str | None:
+    """kubectl drain --ignore-daemonsets: every pod goes through the eviction API (its budget may
+    refuse: 429), refused ones are retried once the cluster has settled (kubectl retries every 5 s)
+    until a round evicts nothing more; then the drain is blocked. Returns why, or None."""
+    from drasim.evictionapi import EvictionRefused, check
+
+    def evictable():
+        return [p for p in cp.store.list("Pod") if p["spec"].get("nodeName") in nodes and not _is_daemon_pod(p)
+                and (p.get("status") or {}).get("phase") not in ("Succeeded", "Failed")]
+    while True:
+        refused = None
+        evicted = 0
+        for pod in evictable():
+            md = pod["metadata"]
+            try:
+                charged = check(pod, cp.store.list("PodDisruptionBudget", md.get("namespace")), cp.clock.timestamp())
+            except EvictionRefused as e:
+                refused = refused or f"drain stopped: evicting pod {md.get('namespace')}/{md['name']}: {e}; " \
+                                     "fix: make room for its replacements first, or relax the PodDisruptionBudget"
+                continue
+            if charged is not None:
+                cp.store.update_status(charged)
+            if not _has_controller(pod):
+                step.lost.append(f"{md.get('namespace')}/{md['name']}")
+            cp.delete("Pod", md.get("namespace"), md["name"])
+            evicted += 1
+        cp.settle()
+        if refused is None:
+            return None
+        if not evicted:
+            return refused
+
+
 def migrate_node(cp: ControlPlane, name: str, slices: list[Document], classes: list[Document]) -> NodeStep:
     return migrate_wave(cp, [name], slices, classes)
 
@@ -143,13 +176,11 @@ def migrate_wave(cp: ControlPlane, wave: list[str], slices: list[Document], clas
     before = _placements(cp)
     for name in wave:                                                                                 # 1. cordon
         _set_node(cp, name, lambda n: n.setdefault("spec", {}).__setitem__("unschedulable", True))
-    for pod in [p for p in cp.store.list("Pod") if p["spec"].get("nodeName") in nodes]:              # 2. drain
-        if _is_daemon_pod(pod) or (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed"):
-            continue
-        if not _has_controller(pod):
-            step.lost.append(f"{pod['metadata'].get('namespace')}/{pod['metadata']['name']}")
-        cp.delete("Pod", pod["metadata"].get("namespace"), pod["metadata"]["name"])
-    cp.settle()
+    blocked = _drain(cp, nodes, step)                                                                 # 2. drain
+    if blocked:
+        step.ok, step.problem = False, blocked
+        step.pending_during = _pending(cp)
+        return step
     step.pending_during = _pending(cp)
     for name, names in nodes.items():                                                                 # 3.
         def no_plugin(n, names=names):

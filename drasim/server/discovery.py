@@ -17,7 +17,8 @@ STATUS_VERBS = ["get", "patch", "update"]
 # k8s: each resource's ShortNames() / Categories() in pkg/registry (pod: po + "all", …).
 SHORT_NAMES = {"pods": ["po"], "nodes": ["no"], "namespaces": ["ns"], "resourcequotas": ["quota"],
                "events": ["ev"], "deployments": ["deploy"], "replicasets": ["rs"], "statefulsets": ["sts"],
-               "daemonsets": ["ds"], "jobs": []}
+               "daemonsets": ["ds"], "jobs": [],
+               "poddisruptionbudgets": ["pdb"]}
 CATEGORIES = {"pods": ["all"], "deployments": ["all"], "replicasets": ["all"], "statefulsets": ["all"],
               "daemonsets": ["all"], "jobs": ["all"]}
 

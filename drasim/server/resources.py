@@ -229,11 +229,21 @@ class Resources:
 
     # -- pods subresources --------------------------------------------------------------------
     def evict(self, t: Target, body) -> tuple[int, dict]:
-        """k8s: pod/storage/eviction.go — no PodDisruptionBudgets are modelled, so every eviction
-        is allowed: the pod gets the DisruptionTarget condition, then is deleted."""
+        """k8s: pod/storage/eviction.go — the pod's PodDisruptionBudget is checked and charged
+        (drasim/evictionapi.py: 429 when it allows no disruption); then the pod gets the
+        DisruptionTarget condition and is deleted."""
+        from drasim import evictionapi
+
         if not isinstance(body, dict) or body.get("kind") not in (None, "Eviction"):
             raise st.bad_request("the object provided is unrecognized (must be of type Eviction)")
         pod = self.get(t)
+        try:
+            charged = evictionapi.check(pod, self.cp.store.list("PodDisruptionBudget", t.namespace),
+                                        self.cp.clock.timestamp())
+        except evictionapi.EvictionRefused as e:
+            raise st.ApiError(e.code, e.reason, e.message, e.details()) from None
+        if charged is not None:
+            self.cp.store.update_status(charged)
         status = clone(pod.get("status") or {})
         conditions = [c for c in status.get("conditions") or () if c.get("type") != "DisruptionTarget"]
         conditions.append({"type": "DisruptionTarget", "status": "True", "reason": "EvictionByEvictionAPI",

@@ -191,8 +191,23 @@ def claim_state(claim: dict) -> str:
     return ",".join(states)
 
 
+# k8s: printers.go printPodDisruptionBudget
+PDB_COLUMNS = [NAME,
+               _col("Min Available", description="The minimum number or percentage of available pods this budget requires."),
+               _col("Max Unavailable", description="The maximum number or percentage of unavailable pods this budget requires."),
+               _col("Allowed Disruptions", "integer", description="Number of pod disruptions that are currently allowed."),
+               AGE]
+
+
+def _pdb_row(pdb: dict, now: float) -> list:
+    spec = pdb.get("spec") or {}
+    shown = [str(spec[k]) if spec.get(k) is not None else "N/A" for k in ("minAvailable", "maxUnavailable")]
+    return [_name(pdb), *shown, int((pdb.get("status") or {}).get("disruptionsAllowed") or 0), _age(pdb, now)]
+
+
 PRINTERS = {
     "Pod": (POD_COLUMNS, _pod_row),
+    "PodDisruptionBudget": (PDB_COLUMNS, _pdb_row),
     "Node": (NODE_COLUMNS, _node_row),
     "Namespace": (NAMESPACE_COLUMNS, lambda o, now: [_name(o), (o.get("status") or {}).get("phase", ""), _age(o, now)]),
     "ResourceQuota": (QUOTA_COLUMNS, _quota_row),

@@ -64,3 +64,25 @@ def test_cli(capsys):
     assert "stopped: no DeviceClass maps example.com/gpu" in capsys.readouterr().out
     assert main([*argv]) == 1
     assert "give --node NODE" in capsys.readouterr().err
+
+
+def _with_budget(min_available):
+    from drasim.api import kinds
+    from drasim.api.loader import Document
+
+    pdb = {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": {"name": "demo", "namespace": "default"},
+           "spec": {"minAvailable": min_available, "selector": {"matchLabels": {"app": "demo"}}}}
+    return DOCS() + [Document("pdb.yaml", kinds.POD_DISRUPTION_BUDGET, pdb)]
+
+
+def test_drain_goes_through_the_disruption_budget():
+    """kubectl drain evicts through the eviction API: with minAvailable 4 of 4 replicas no pod may
+    go (429), so the drain stops with the API server's message; with minAvailable 3 the budget lets
+    one pod go at a time and the drain completes once its replacement is healthy elsewhere."""
+    m = migrate(_with_budget(4), ["gpu-1"], SLICES(), CLASS())
+    [step] = m.steps
+    assert not step.ok
+    assert "Cannot evict pod as it would violate the pod's disruption budget." in step.problem
+    assert "The disruption budget demo needs 4 healthy pods and has 4 currently" in step.problem
+    m = migrate(_with_budget(3), ["gpu-1"], SLICES(), CLASS())
+    assert m.steps[0].ok and m.steps[0].pending == {}

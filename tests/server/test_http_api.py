@@ -250,3 +250,37 @@ def test_status_is_written_only_through_the_status_subresource(server):
     code, same = server.call("PATCH", "/api/v1/nodes/n-status", {"metadata": {}},
                              content_type="application/merge-patch+json")
     assert same["metadata"]["resourceVersion"] == patched["metadata"]["resourceVersion"]   # no-op: nothing written
+
+
+def test_eviction_respects_the_pod_disruption_budget(server):
+    """k8s eviction.go: with minAvailable 1 and one healthy pod the budget allows nothing: 429
+    TooManyRequests with the DisruptionBudget cause; with two healthy pods one eviction is allowed,
+    charged to the budget (disruptedPods) before the pod goes."""
+    import time
+
+    server.call("POST", "/api/v1/nodes", node("n-pdb"))
+    base = "/apis/policy/v1/namespaces/default/poddisruptionbudgets"
+    code, _ = server.call("POST", base, {"apiVersion": "policy/v1", "kind": "PodDisruptionBudget",
+                                         "metadata": {"name": "guard"},
+                                         "spec": {"minAvailable": 1, "selector": {"matchLabels": {"app": "guarded"}}}})
+    assert code == 201
+    for name in ("g-1", "g-2"):
+        server.call("POST", PODS, pod(name, labels={"app": "guarded"}, nodeName="n-pdb"))
+
+    def healthy():
+        return server.call("GET", base + "/guard")[1].get("status", {}).get("currentHealthy")
+    deadline = time.time() + 10
+    while healthy() != 2 and time.time() < deadline:
+        time.sleep(0.1)
+    evict = {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "g-1"}}
+    code, s = server.call("POST", PODS + "/g-1/eviction", evict)
+    assert code == 201, s
+    assert server.call("GET", PODS + "/g-1")[0] == 404
+    while server.call("GET", base + "/guard")[1]["status"].get("currentHealthy") != 1 and time.time() < deadline:
+        time.sleep(0.1)
+    code, s = server.call("POST", PODS + "/g-2/eviction", dict(evict, metadata={"name": "g-2"}))
+    assert (code, s["reason"], s["message"]) == (429, "TooManyRequests",
+                                                 "Cannot evict pod as it would violate the pod's disruption budget.")
+    assert s["details"]["causes"] == [{"reason": "DisruptionBudget",
+                                       "message": "The disruption budget guard needs 1 healthy pods and has 1 currently"}]
+    assert server.call("GET", PODS + "/g-2")[0] == 200

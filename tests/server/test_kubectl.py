@@ -198,3 +198,21 @@ def test_apply_of_a_list_file_as_kubectl_get_writes_it(cluster, tmp_path):
     bad = cluster.kubectl("apply", "-f", str(path), check=False)
     assert bad.returncode == 1 and 'strict decoding error: unknown field "bogus"' in bad.stderr
     cluster.kubectl("delete", "-f", str(path))
+
+
+def test_drain_waits_for_the_disruption_budget(cluster):
+    """kubectl drain retries an eviction its pod's budget refuses (429) and gives up at --timeout."""
+    cluster.kubectl("apply", "-f", "-", input=(
+        "apiVersion: policy/v1\nkind: PodDisruptionBudget\nmetadata: {name: keep-one}\n"
+        "spec:\n  minAvailable: 1\n  selector: {matchLabels: {app: keep}}\n---\n"
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: kept, labels: {app: keep}}\n"
+        "spec:\n  nodeName: gpu-node-1\n  containers: [{name: c, image: pause}]\n"))
+    cluster.kubectl("wait", "--for=condition=Ready", "pod/kept", "--timeout=10s")
+    assert cluster.kubectl("get", "pdb", "keep-one", "-o", "jsonpath={.status.currentHealthy}").stdout == "1"
+    out = cluster.kubectl("drain", "gpu-node-1", "--ignore-daemonsets", "--force", "--timeout=4s", check=False)
+    assert out.returncode != 0
+    assert "Cannot evict pod as it would violate the pod's disruption budget." in out.stderr + out.stdout
+    assert cluster.kubectl("get", "pod", "kept", "-o", "name").stdout.strip() == "pod/kept"
+    cluster.kubectl("uncordon", "gpu-node-1")
+    cluster.kubectl("delete", "pdb", "keep-one")
+    cluster.kubectl("delete", "pod", "kept")

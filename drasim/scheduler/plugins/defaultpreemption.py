@@ -13,7 +13,14 @@ first in node order (see `rank`). kube-scheduler's DryRunPreemption stops after
 max(10 % of the nodes, 100) candidates found from a random offset; drasim evaluates every node,
 which only differs on clusters of more than 100 nodes. Victims get the
 DisruptionTarget condition and are deleted; the pod is nominated to the node and tried again
-once they are gone. PodDisruptionBudgets are not simulated (drasim has no PDB kind).
+once they are gone.
+
+PodDisruptionBudgets (k8s: filterPodsWithPDBViolation): a victim whose budget (same namespace,
+selector matching its labels; an empty selector matches nothing here, a pod without labels no
+budget) has no disruptions left once the earlier victims are counted is a *violating* victim.
+Violating victims are reprieved first; the candidate node with the fewest violating victims wins
+before every other criterion. Preemption still deletes violating victims when it must: budgets
+only order the choice (the eviction API is where they refuse).
 
 Removing victims does not release their ResourceClaims during the what-if (DynamicResources
 has no PreFilterExtensions), so pods that need devices only preempt for other resources — as
@@ -54,8 +61,9 @@ class DefaultPreemption:
 
     def __init__(self, nodes: Callable[[], list[NodeInfo]], run_filters: Callable[..., Status | None],
                  evict: Callable[[dict, dict, str], None], nominate: Callable[[dict, str], None],
-                 now: Callable[[], float] = lambda: 0.0) -> None:
+                 now: Callable[[], float] = lambda: 0.0, budgets: Callable[[], list[dict]] = lambda: []) -> None:
         self._now = now
+        self._budgets = budgets
         self._nodes = nodes
         self._run_filters = run_filters
         self._evict = evict
@@ -65,6 +73,7 @@ class DefaultPreemption:
         if (pod.get("spec") or {}).get("preemptionPolicy") == "Never":
             return Status(Code.UNSCHEDULABLE, ("preemption: not eligible due to preemptionPolicy=Never.",))
         nodes = self._nodes()
+        pdbs = self._budgets()
         statuses: dict[str, Status] = {}
         candidates = []
         for node in nodes:
@@ -74,27 +83,29 @@ class DefaultPreemption:
             if status.code == Code.UNSCHEDULABLE_AND_UNRESOLVABLE:
                 statuses[node.name] = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (NOT_HELPFUL,))
                 continue
-            victims, why = self._select_victims(state, pod, node)
+            victims, violating, why = self._select_victims(state, pod, node, pdbs)
             if victims is None:
                 statuses[node.name] = why
             else:
-                candidates.append((node, victims))
+                candidates.append((node, victims, violating))
         if not candidates:
             message = fit_error_message(len(nodes), Diagnosis(node_to_status=statuses))
             return Status(Code.UNSCHEDULABLE, (f"preemption: {message}",))
         now = self._now()
-        node, victims = min(candidates, key=lambda c: rank(c, now))
+        node, victims, _ = min(candidates, key=lambda c: rank(c, now))
         for victim in victims:
             self._evict(victim, pod, node.name)
         self._nominate(pod, node.name)
         return Status(Code.SUCCESS)
 
-    def _select_victims(self, state: CycleState, pod: dict, node: NodeInfo) -> tuple[list[dict] | None, Status | None]:
-        """k8s: SelectVictimsOnNode — remove every lower-priority pod, check the fit, reprieve."""
+    def _select_victims(self, state: CycleState, pod: dict, node: NodeInfo,
+                        pdbs: list[dict] = ()) -> tuple[list[dict] | None, int, Status | None]:
+        """k8s: SelectVictimsOnNode — remove every lower-priority pod, check the fit, reprieve the
+        PDB-violating victims first, then the others; (victims, violating victims, why not)."""
         prio = priority(pod)
         potential = [p for p in node.pods.values() if priority(p) < prio]
         if not potential:
-            return None, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (NO_VICTIMS,))
+            return None, 0, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (NO_VICTIMS,))
         trial = NodeInfo(node.node)
         trial.position = node.position
         for p in node.pods.values():
@@ -102,26 +113,65 @@ class DefaultPreemption:
                 trial.add_pod(p)
         status = self._run_filters(state, pod, trial)
         if status is not None:
-            return None, status
-        # Reprieve as many as possible, most important first (k8s: MoreImportantPod).
-        victims = []
+            return None, 0, status
+        # Reprieve as many as possible, most important first (k8s: MoreImportantPod), the
+        # PDB-violating ones before the others.
         now = self._now()
-        for p in sorted(potential, key=lambda p: (-priority(p), _start_time(p, now))):
-            trial.add_pod(p)
-            if self._run_filters(state, pod, trial) is not None:
-                trial.remove_pod(p)
-                victims.append(p)
-        return victims, None
+        ordered = sorted(potential, key=lambda p: (-priority(p), _start_time(p, now)))
+        violating, non_violating = split_by_pdb_violation(ordered, pdbs)
+        victims = []
+        violations = 0
+        for group, counts in ((violating, True), (non_violating, False)):
+            for p in group:
+                trial.add_pod(p)
+                if self._run_filters(state, pod, trial) is not None:
+                    trial.remove_pod(p)
+                    victims.append(p)
+                    violations += counts
+        return victims, violations, None
+
+
+def split_by_pdb_violation(pods: list[dict], pdbs: list[dict]) -> tuple[list[dict], list[dict]]:
+    """k8s: filterPodsWithPDBViolation — stable; each matching budget's disruptionsAllowed is spent
+    by the pods in order (those already in its disruptedPods are not counted again)."""
+    from drasim.api.labelselector import LabelSelectorError, compile_label_selector
+
+    allowed = [int((b.get("status") or {}).get("disruptionsAllowed") or 0) for b in pdbs]
+    selectors = []
+    for b in pdbs:
+        raw = (b.get("spec") or {}).get("selector")
+        try:   # a nil or empty selector matches nothing here
+            selectors.append(compile_label_selector(raw) if raw and (raw.get("matchLabels") or
+                                                                     raw.get("matchExpressions")) else None)
+        except LabelSelectorError:
+            selectors.append(None)
+    violating, non_violating = [], []
+    for p in pods:
+        md = p["metadata"]
+        labels = md.get("labels") or {}
+        violated = False
+        if labels:
+            for i, b in enumerate(pdbs):
+                if b["metadata"].get("namespace") != md.get("namespace") or selectors[i] is None \
+                        or not selectors[i].matches(labels):
+                    continue
+                if md["name"] in ((b.get("status") or {}).get("disruptedPods") or {}):
+                    continue
+                allowed[i] -= 1
+                if allowed[i] < 0:
+                    violated = True
+        (violating if violated else non_violating).append(p)
+    return violating, non_violating
 
 
 
-def rank(candidate: tuple[NodeInfo, list[dict]], now: float) -> tuple:
-    """k8s: pickOneNodeForPreemption's score functions in order (no PDBs), as one key where
-    smaller is better: the lowest highest victim priority; the lowest sum of priorities, each
+def rank(candidate: tuple[NodeInfo, list[dict], int], now: float) -> tuple:
+    """k8s: pickOneNodeForPreemption's score functions in order, as one key where smaller is
+    better: the fewest PDB-violating victims; the lowest highest victim priority; the lowest sum of priorities, each
     offset by MaxInt32+1; the fewest victims; the latest *earliest* start among the highest-
     priority victims (util.GetEarliestPodStartTime); then node order (kube-scheduler takes the
     first of its candidate list, which it fills in a random order)."""
-    node, victims = candidate
+    node, victims, violations = candidate
     top = max(priority(v) for v in victims)
     earliest = min(_start_time(v, now) for v in victims if priority(v) == top)
-    return (top, sum(priority(v) + PRIORITY_OFFSET for v in victims), len(victims), -earliest, node.position)
+    return (violations, top, sum(priority(v) + PRIORITY_OFFSET for v in victims), len(victims), -earliest, node.position)
