@@ -1,7 +1,7 @@
 """`drasim serve`: the control plane running live behind a Kubernetes-compatible HTTP API.
 
     drasim serve [PHASE ...] --kubeconfig FILE [--data-dir DIR | --etcd-servers URL] [--port N] [--speed N] [--seed N]
-                 [--token-auth-file FILE] [--authorization-mode AlwaysAllow|RBAC]
+                 [--token-auth-file FILE] [--authorization-mode AlwaysAllow|RBAC|Node,RBAC]
 
 Phases are applied in order before the server starts listening (a bad one is an error
 and nothing is served). Listens on 127.0.0.1 unless --bind-address says otherwise. SIGINT / SIGTERM stop it cleanly. With
@@ -48,8 +48,9 @@ def add_arguments(p) -> None:
                    help="seed for generated names, uids and tie-breaks (default 0)")
     p.add_argument("--token-auth-file", metavar="FILE",
                    help='more users: CSV lines token,user,uid,"group1,group2" (kube-apiserver\'s format)')
-    p.add_argument("--authorization-mode", default="AlwaysAllow", choices=("AlwaysAllow", "RBAC"),
-                   help="AlwaysAllow (default, as kube-apiserver's own default) or RBAC")
+    p.add_argument("--authorization-mode", default="AlwaysAllow", metavar="MODES",
+                   help="ordered, comma-separated authorizers of AlwaysAllow, Node, RBAC (kube-apiserver's flag; "
+                        "default AlwaysAllow, its own default; e.g. Node,RBAC). Node also turns on NodeRestriction")
 
 
 def _load(args) -> list:
@@ -160,6 +161,8 @@ def run(args: argparse.Namespace) -> int:
     if args.speed <= 0:
         raise InputError(f"--speed {args.speed:g}: must be greater than 0")
     _bind_address(args.bind_address)   # refused before anything is loaded
+    from drasim.server.security import parse_modes
+    parse_modes(args.authorization_mode)
     journal = None
     if args.data_dir and args.etcd_servers:
         raise InputError("--data-dir and --etcd-servers: give one place to keep the cluster, not both")

@@ -19,7 +19,7 @@ from multidict import CIMultiDict
 from drasim.errors import InputError
 from drasim.api import kinds
 from drasim.auth.tokens import ADMIN_USER, MASTERS, User, new_token
-from drasim.server import discovery, drastatus, fieldvalidation, openapi, protowire, rbacobjects, tables
+from drasim.server import discovery, drastatus, fieldvalidation, nodeaccess, openapi, protowire, rbacobjects, tables
 from drasim.server import status as st
 from drasim.server.resources import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, Resources, Target
 from drasim.server.runtime import LiveControlPlane
@@ -61,12 +61,14 @@ class Server:
             security = Security({})
         security.tokens = {**security.tokens, self.admin_token: User(ADMIN_USER, "drasim-admin", (MASTERS,))}
         security.policy = self.rbac.policy
+        security.graph = nodeaccess.StoreGraph(live.cp.store)
         self.security = security
         self.live = live
         self.cp = live.cp
         self.hub = hub
         self.address = address
-        self.resources = Resources(self.cp, on_write=live.poke, status_check=self._status_check)
+        self.resources = Resources(self.cp, on_write=live.poke, status_check=self._status_check,
+                                   admission_check=self._admission_check)
         self.requests = 0
 
     def app(self) -> web.Application:
@@ -153,6 +155,11 @@ class Server:
         a = REQUEST_ATTRIBUTES.get(None)
         if t.kind.kind == "ResourceClaim" and a is not None:
             drastatus.check(self.security.decide, a, t.name, obj, old)
+
+    def _admission_check(self, t: Target, operation: str, obj, old) -> None:
+        a = REQUEST_ATTRIBUTES.get(None)
+        if a is not None and self.security.node_restriction:
+            nodeaccess.admission_check(a.user, t, operation, obj, old)
 
     def _target(self, group: str, version: str, rest: list[str]) -> Target:
         namespace = None

@@ -15,14 +15,32 @@ system:public-info-viewer lets read /healthz, /livez, /readyz and /version.
 """
 from __future__ import annotations
 
-from drasim.auth import rbac
+from drasim.auth import node, rbac
 from drasim.auth.attributes import Attributes, request_attributes
-from drasim.auth.tokens import User, anonymous, bearer_token, with_authenticated_group
+from drasim.auth.tokens import MASTERS, User, anonymous, bearer_token, with_authenticated_group
+from drasim.errors import InputError
 from drasim.server import status as st
 
 ALWAYS_ALLOW = "AlwaysAllow"
 RBAC = "RBAC"
-MODES = (ALWAYS_ALLOW, RBAC)
+NODE = "Node"
+MODES = (ALWAYS_ALLOW, NODE, RBAC)
+
+
+def parse_modes(text: str) -> tuple[str, ...]:
+    """--authorization-mode: an ordered, comma-separated list (k8s: pkg/kubeapiserver/options/
+    authorization.go Validate — each a known mode, none twice, at least one)."""
+    modes = tuple(m.strip() for m in text.split(",") if m.strip())
+    if not modes:
+        raise InputError("--authorization-mode: at least one authorization-mode must be passed")
+    for m in modes:
+        if m not in MODES:
+            raise InputError(f'--authorization-mode: authorization-mode "{m}" is not a valid mode '
+                             f"(drasim serves {', '.join(MODES)})")
+    if len(set(modes)) != len(modes):
+        listed = " ".join(f'"{m}"' for m in modes)
+        raise InputError(f"--authorization-mode: authorization-mode [{listed}] has mode specified more than once")
+    return modes
 
 
 def unauthorized() -> st.ApiError:
@@ -55,14 +73,21 @@ def forbidden(a: Attributes, reason: str = "") -> st.ApiError:
 
 
 class Security:
-    def __init__(self, tokens: dict[str, User], mode: str = ALWAYS_ALLOW, policy=lambda: rbac.Policy()) -> None:
+    def __init__(self, tokens: dict[str, User], mode: str = ALWAYS_ALLOW, policy=lambda: rbac.Policy(),
+                 graph: node.Graph | None = None) -> None:
         self.tokens = tokens
-        self.mode = mode
+        self.modes = parse_modes(mode)
         self.policy = policy   # () → rbac.Policy: the RBAC objects as they are now
+        self.graph = graph     # the node authorizer's view of the objects (set by the server)
 
     @property
     def anonymous_allowed(self) -> bool:
-        return self.mode != ALWAYS_ALLOW
+        return self.modes != (ALWAYS_ALLOW,)
+
+    @property
+    def node_restriction(self) -> bool:
+        """NodeRestriction admission runs with the Node mode (as kubeadm and kind configure both)."""
+        return NODE in self.modes
 
     def authenticate(self, headers) -> User:
         token = bearer_token(headers.get("Authorization"))
@@ -76,9 +101,22 @@ class Security:
         return with_authenticated_group(user)
 
     def decide(self, a: Attributes) -> rbac.Decision:
-        if self.mode == ALWAYS_ALLOW:
-            return rbac.always_allow(self.policy(), a)
-        return rbac.authorize(self.policy(), a)
+        """The privileged group first, then each mode in order; the first allow wins, and a request
+        no mode allows carries their reasons (k8s: pkg/kubeapiserver/authorizer/reload.go newForConfig
+        — NewPrivilegedGroups(system:masters) before the modes; authorization/union Authorize joins
+        the reasons with newlines)."""
+        if MASTERS in a.user.groups:   # k8s: authorizerfactory privilegedGroupAuthorizer (no reason)
+            return rbac.Decision(True, "")
+        reasons = []
+        for mode in self.modes:
+            if mode == ALWAYS_ALLOW:
+                return rbac.always_allow(self.policy(), a)
+            decision = rbac.authorize(self.policy(), a) if mode == RBAC else node.authorize(self.graph, a)
+            if decision.allowed:
+                return decision
+            if decision.reason:
+                reasons.append(decision.reason)
+        return rbac.Decision(False, "\n".join(reasons))
 
     def impersonate(self, user: User, headers) -> User:
         target = headers.get("Impersonate-User")
