@@ -20,6 +20,7 @@ from drasim.errors import InputError
 from drasim.api import kinds
 from drasim.auth.tokens import ADMIN_USER, MASTERS, User, new_token
 from drasim.server import discovery, drastatus, fieldvalidation, nodeaccess, openapi, protowire, rbacobjects, tables
+from drasim.server import reviews
 from drasim.server import status as st
 from drasim.server.resources import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, Resources, Target
 from drasim.server.runtime import LiveControlPlane
@@ -264,6 +265,8 @@ class Server:
         try:
             if kind is rbacobjects.SSAR:
                 return protowire.self_subject_access_review(raw)
+            if kind in rbacobjects.REVIEW_KINDS:
+                return reviews.decode(kind.kind, raw)
             return protowire.rbac_object(raw, kind.kind)
         except (protowire.ProtoError, UnicodeDecodeError) as e:
             raise st.bad_request(f"the object provided is unrecognized: {e}") from None
@@ -291,6 +294,15 @@ class Server:
             patched["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
         return patched
 
+    def _review(self, kind, user: User, namespace, body) -> dict:
+        if kind.namespaced and namespace is None:
+            raise st.path_not_found()
+        if kind is rbacobjects.SSAR:
+            return self.rbac.access_review(self.security.decide, user, body)
+        if kind is rbacobjects.SSRR:
+            return reviews.self_subject_rules_review(self.security.rules_for, user, body)
+        return reviews.subject_access_review(self.security.decide, body, namespace)
+
     async def _serve_rbac(self, request: web.Request, group: str, version: str, rest: list[str],
                           user: User) -> web.StreamResponse:
         """The RBAC kinds and SelfSubjectAccessReview, kept by the server (drasim/server/rbacobjects.py)."""
@@ -303,10 +315,10 @@ class Server:
             raise st.path_not_found()
         name = rest[1] if len(rest) > 1 else None
         method, store = request.method, self.rbac
-        if kind is rbacobjects.SSAR:
+        if kind in rbacobjects.REVIEW_KINDS:
             if method != "POST" or name is not None:
                 raise st.method_not_allowed(method)
-            return _json(store.access_review(self.security.decide, user, await self._rbac_body(request, kind)), 201)
+            return _json(self._review(kind, user, namespace, await self._rbac_body(request, kind)), 201)
         if name is None:
             if method == "GET":
                 return _json(store.list(kind, namespace))

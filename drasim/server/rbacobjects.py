@@ -27,9 +27,15 @@ CLUSTER_ROLE_BINDING = Kind(RBAC_GROUP, "v1", "ClusterRoleBinding", "clusterrole
                             has_status=False)
 SSAR = Kind(AUTHZ_GROUP, "v1", "SelfSubjectAccessReview", "selfsubjectaccessreviews", namespaced=False,
             has_status=False)
+SAR = Kind(AUTHZ_GROUP, "v1", "SubjectAccessReview", "subjectaccessreviews", namespaced=False, has_status=False)
+LSAR = Kind(AUTHZ_GROUP, "v1", "LocalSubjectAccessReview", "localsubjectaccessreviews", namespaced=True,
+            has_status=False)
+SSRR = Kind(AUTHZ_GROUP, "v1", "SelfSubjectRulesReview", "selfsubjectrulesreviews", namespaced=False,
+            has_status=False)
 RBAC_KINDS = (ROLE, ROLE_BINDING, CLUSTER_ROLE, CLUSTER_ROLE_BINDING)
-SERVER_KINDS = (*RBAC_KINDS, SSAR)
-CREATE_ONLY = {"selfsubjectaccessreviews"}
+REVIEW_KINDS = (SSAR, SAR, LSAR, SSRR)
+SERVER_KINDS = (*RBAC_KINDS, *REVIEW_KINDS)
+CREATE_ONLY = {k.plural for k in REVIEW_KINDS}
 BY_PLURAL = {k.plural: k for k in SERVER_KINDS}
 
 _GET = ["get"]

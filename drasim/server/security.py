@@ -118,6 +118,26 @@ class Security:
                 reasons.append(decision.reason)
         return rbac.Decision(False, "\n".join(reasons))
 
+    def rules_for(self, user: User, namespace: str) -> tuple[list[dict], list[dict], bool, str]:
+        """The union of the modes' rule resolvers (k8s: reload.go newForConfig ruleResolvers — the
+        privileged group has none; union.NewRuleResolvers concatenates, incomplete if any is)."""
+        resource_rules: list[dict] = []
+        non_resource_rules: list[dict] = []
+        incomplete, errors = False, []
+        for mode in self.modes:
+            if mode == ALWAYS_ALLOW:   # k8s: alwaysAllowAuthorizer.RulesFor
+                resource_rules.append({"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]})
+                non_resource_rules.append({"verbs": ["*"], "nonResourceURLs": ["*"]})
+            elif mode == RBAC:
+                more, more_nr = rbac.rules_for(self.policy(), user, namespace)
+                resource_rules += more
+                non_resource_rules += more_nr
+            elif node.node_identity(user)[1]:   # k8s: NodeAuthorizer.RulesFor
+                incomplete = True
+                errors.append("node authorizer does not support user rule resolution")
+        error = errors[0] if len(errors) == 1 else ("[" + ", ".join(errors) + "]" if errors else "")
+        return resource_rules, non_resource_rules, incomplete, error
+
     def impersonate(self, user: User, headers) -> User:
         target = headers.get("Impersonate-User")
         groups = tuple(headers.getall("Impersonate-Group", ())) if hasattr(headers, "getall") else ()
