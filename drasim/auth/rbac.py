@@ -188,3 +188,9 @@ def rules_for(policy: Policy, user: User, namespace: str) -> tuple[list[dict], l
                 non_resource_rules.append({"verbs": list(r.get("verbs") or ()),
                                            "nonResourceURLs": list(r["nonResourceURLs"])})
     return resource_rules, non_resource_rules
+
+
+def held_rules(policy: Policy, user: User, namespace: str) -> list[dict]:
+    """Every rule bound to the user in the namespace (cluster-wide ones included), as
+    pkg/registry/rbac/validation/rule.go DefaultRuleResolver.RulesFor collects them."""
+    return [r for _kind, _binding, _subject, rules in grants(policy, user, namespace) for r in rules]

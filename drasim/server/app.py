@@ -20,7 +20,7 @@ from drasim.errors import InputError
 from drasim.api import kinds
 from drasim.auth.tokens import ADMIN_USER, MASTERS, User, new_token
 from drasim.server import discovery, drastatus, fieldvalidation, nodeaccess, openapi, protowire, rbacobjects, tables
-from drasim.server import reviews
+from drasim.server import rbacguard, reviews
 from drasim.server import status as st
 from drasim.server.resources import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, Resources, Target
 from drasim.server.runtime import LiveControlPlane
@@ -294,6 +294,11 @@ class Server:
             patched["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
         return patched
 
+    def _guard(self, user: User, kind, namespace, body, old=None) -> None:
+        """RBAC escalation prevention (drasim/server/rbacguard.py)."""
+        rbacguard.check_write(self.security.decide, self.rbac.policy(), user, kind, namespace,
+                              body if isinstance(body, dict) else {}, old)
+
     def _review(self, kind, user: User, namespace, body) -> dict:
         if kind.namespaced and namespace is None:
             raise st.path_not_found()
@@ -325,16 +330,22 @@ class Server:
             if method == "POST":
                 if kind.namespaced and namespace is None:
                     raise st.method_not_allowed(method)
-                return _json(store.create(kind, namespace, await self._rbac_body(request, kind)), 201)
+                body = await self._rbac_body(request, kind)
+                self._guard(user, kind, namespace, body)
+                return _json(store.create(kind, namespace, body), 201)
             raise st.method_not_allowed(method)
         if kind.namespaced and namespace is None:
             raise st.path_not_found()
         if method == "GET":
             return _json(store.get(kind, namespace, name))
         if method == "PUT":
-            return _json(store.update(kind, namespace, name, await self._rbac_body(request, kind)))
+            body = await self._rbac_body(request, kind)
+            self._guard(user, kind, namespace, body, store.get(kind, namespace, name))
+            return _json(store.update(kind, namespace, name, body))
         if method == "PATCH" and kind is not rbacobjects.SSAR:   # kubectl apply of an existing object
-            return _json(store.update(kind, namespace, name, await self._rbac_patched(request, kind, namespace, name)))
+            body = await self._rbac_patched(request, kind, namespace, name)
+            self._guard(user, kind, namespace, body, store.get(kind, namespace, name))
+            return _json(store.update(kind, namespace, name, body))
         if method == "DELETE":
             store.delete(kind, namespace, name)
             return _json(st.success_status({"name": name, "group": kind.group, "kind": kind.plural}))
