@@ -17,6 +17,7 @@ from aiohttp import web
 from multidict import CIMultiDict
 
 from drasim.errors import InputError
+from drasim.store.sqlite import StorageError
 from drasim.api import kinds
 from drasim.auth.tokens import ADMIN_USER, MASTERS, User, new_token
 from drasim.server import discovery, drastatus, fieldvalidation, nodeaccess, openapi, protowire, rbacobjects, tables
@@ -28,7 +29,6 @@ from drasim.server.security import Security
 from drasim.server.serialize import outgoing
 from drasim.server.watch import WatchHub
 from drasim.server.watchstream import serve_watch
-from drasim.sim.clock import format_time
 
 OBJECT_KINDS = frozenset(k.kind for k in kinds.ALL_KINDS)
 # k8s: staging/src/k8s.io/apiserver/pkg/server/config.go NewConfig — MaxRequestBodyBytes
@@ -57,7 +57,7 @@ class Server:
                  security: Security | None = None, admin_token: str | None = None) -> None:
         """Without a Security, an admin token (drasim-admin, system:masters) is the only credential."""
         self.admin_token = admin_token or new_token()
-        self.rbac = rbacobjects.RbacObjects(now=lambda: format_time(live.cp.clock.now))
+        self.rbac = rbacobjects.RbacObjects(live.cp.store)
         if security is None:
             security = Security({})
         security.tokens = {**security.tokens, self.admin_token: User(ADMIN_USER, "drasim-admin", (MASTERS,))}
@@ -83,6 +83,8 @@ class Server:
             return await self._dispatch(request)
         except st.ApiError as e:
             return _error(e)
+        except StorageError as e:   # the journal failed: 500, and the store is as before the request
+            return _error(st.internal_error(str(e)))
         except InputError as e:
             return _error(st.bad_request(str(e)))
         except (asyncio.CancelledError, ConnectionResetError):
@@ -182,10 +184,16 @@ class Server:
     async def _body(self, request: web.Request) -> bytes:
         if request.content_length is not None and request.content_length > MAX_BODY:
             raise st.too_large(MAX_BODY)
-        raw = await request.content.read(MAX_BODY + 1)
+        # StreamReader.read(n) answers with what has arrived so far: read until the end
+        raw = bytearray()
+        while len(raw) <= MAX_BODY:
+            chunk = await request.content.read(MAX_BODY + 1 - len(raw))
+            if not chunk:
+                break
+            raw += chunk
         if len(raw) > MAX_BODY:
             raise st.too_large(MAX_BODY)
-        return raw
+        return bytes(raw)
 
     async def _decoded(self, request: web.Request, kind_name: str):
         raw = await self._body(request)
@@ -326,6 +334,8 @@ class Server:
             return _json(self._review(kind, user, namespace, await self._rbac_body(request, kind)), 201)
         if name is None:
             if method == "GET":
+                if request.query.get("watch") in ("1", "true"):
+                    return await serve_watch(request, self, Target(kind, namespace, None, None))
                 return _json(store.list(kind, namespace))
             if method == "POST":
                 if kind.namespaced and namespace is None:

@@ -20,6 +20,7 @@ from drasim.server import status as st
 from drasim.server.serialize import outgoing
 from drasim.server.selectors import matches, parse_field_selector, parse_label_selector
 from drasim.store import clone
+from drasim.store.sqlite import StorageError
 
 JSON_PATCH = "application/json-patch+json"
 MERGE_PATCH = "application/merge-patch+json"
@@ -230,6 +231,8 @@ class Resources:
             md = obj["metadata"]
             try:
                 deleted.append(self.cp.store.delete(t.kind.kind, md.get("namespace"), md["name"]))
+            except StorageError:
+                raise
             except InputError:
                 continue
         if deleted:

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from drasim.auth import node, rbac
 from drasim.auth.attributes import Attributes, request_attributes
-from drasim.auth.tokens import MASTERS, User, anonymous, bearer_token, with_authenticated_group
+from drasim.auth.tokens import AUTHENTICATED, MASTERS, User, anonymous, bearer_token, with_authenticated_group
 from drasim.errors import InputError
 from drasim.server import status as st
 
+UNSECURED = "system:unsecured"
 ALWAYS_ALLOW = "AlwaysAllow"
 RBAC = "RBAC"
 NODE = "Node"
@@ -74,8 +75,12 @@ def forbidden(a: Attributes, reason: str = "") -> st.ApiError:
 
 class Security:
     def __init__(self, tokens: dict[str, User], mode: str = ALWAYS_ALLOW, policy=lambda: rbac.Policy(),
-                 graph: node.Graph | None = None) -> None:
+                 graph: node.Graph | None = None, insecure: bool = False) -> None:
         self.tokens = tokens
+        # --insecure-http: a request without a token is kube-apiserver's insecure-port superuser
+        # (pkg/kubeapiserver/server/insecure_handler.go before v1.20: user system:unsecured in
+        # system:masters), since client-go sends no bearer token over plain HTTP
+        self.insecure = insecure
         self.modes = parse_modes(mode)
         self.policy = policy   # () → rbac.Policy: the RBAC objects as they are now
         self.graph = graph     # the node authorizer's view of the objects (set by the server)
@@ -92,6 +97,8 @@ class Security:
     def authenticate(self, headers) -> User:
         token = bearer_token(headers.get("Authorization"))
         if token is None:
+            if self.insecure:
+                return User(UNSECURED, "", (MASTERS, AUTHENTICATED))
             if self.anonymous_allowed:
                 return anonymous()
             raise unauthorized()

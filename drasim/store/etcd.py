@@ -34,6 +34,7 @@ import json
 import http.client
 import urllib.parse
 
+from drasim.api.kinds import STORED_KINDS
 from drasim.store.memory import DELETED, MemoryStore, WatchEvent
 from drasim.store.sqlite import StorageError
 
@@ -64,8 +65,7 @@ def resource_prefix(kind) -> str:
 
 def key_for(kind_name: str, namespace: str | None, name: str) -> str:
     """Where kube-apiserver's registry keeps this object in etcd."""
-    from drasim.api.kinds import BY_KIND
-    kind = BY_KIND[kind_name]
+    kind = STORED_KINDS[kind_name]
     prefix = ROOT + resource_prefix(kind)
     return f"{prefix}/{namespace}/{name}" if kind.namespaced else f"{prefix}/{name}"
 
@@ -167,8 +167,7 @@ class EtcdJournal:
     def attach(self, store: MemoryStore) -> None:
         """From now on, every write to the store is committed here first."""
         self._store = store
-        store.subscribe(self._on_event, kinds=None)
-        store.subscribe(self._on_event, kinds=("Event",))
+        store.journal = self._on_event   # called before the store applies a change (memory.py _persist)
 
     def _state_put(self, store: MemoryStore) -> dict:
         state = {"revision": store.revision, "clock": store.clock.now}
@@ -189,9 +188,8 @@ class EtcdJournal:
 
     def dump(self, store: MemoryStore) -> None:
         """Write everything the store holds now (an empty etcd), in transactions of MAX_TXN_OPS."""
-        from drasim.api.kinds import BY_KIND
         pending: list[tuple[str, dict]] = []
-        for kind in BY_KIND:
+        for kind in STORED_KINDS:
             for obj in store.list(kind):
                 md = obj["metadata"]
                 pending.append((key_for(kind, md.get("namespace"), md["name"]), obj))

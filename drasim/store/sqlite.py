@@ -15,6 +15,7 @@ import sqlite3
 from pathlib import Path
 
 from drasim.errors import InputError
+from drasim.api.kinds import STORED_KINDS
 from drasim.store.memory import DELETED, MemoryStore, WatchEvent
 
 SCHEMA = """
@@ -60,15 +61,13 @@ class SqliteJournal:
     def attach(self, store: MemoryStore) -> None:
         """From now on, every write to the store is committed here first."""
         self._store = store
-        store.subscribe(self._on_event, kinds=None)
-        store.subscribe(self._on_event, kinds=("Event",))
+        store.journal = self._on_event   # called before the store applies a change (memory.py _persist)
 
     def dump(self, store: MemoryStore) -> None:
         """Write everything the store holds now, in one transaction (a new data directory)."""
-        from drasim.api.kinds import BY_KIND
         try:
             self.db.execute("BEGIN IMMEDIATE")
-            for kind in BY_KIND:
+            for kind in STORED_KINDS:
                 for obj in store.list(kind):
                     md = obj["metadata"]
                     self.db.execute("INSERT OR REPLACE INTO objects VALUES (?, ?, ?, ?, ?)",

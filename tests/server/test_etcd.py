@@ -219,3 +219,23 @@ def test_data_dir_and_etcd_servers_together_is_refused(tmp_path):
                              "--etcd-servers", "http://127.0.0.1:1", "--data-dir", str(tmp_path / "d")],
                             capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert result.returncode == 1 and "give one place to keep the cluster" in result.stderr
+
+
+def test_rbac_objects_are_kept_under_their_registry_keys(tmp_path, etcd):
+    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "reader"},
+            "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]}
+    s = Serve(tmp_path, extra=("--etcd-servers", etcd))
+    try:
+        code, created = s.call("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/roles", role)
+        assert code == 201, created
+    finally:
+        s.stop()
+    stored, _ = etcd_get(etcd, "/registry/roles/team-a/reader")
+    assert stored["metadata"]["uid"] == created["metadata"]["uid"]
+    assert "/registry/clusterrolebindings/cluster-admin" in etcd_keys(etcd)
+    s = Serve(tmp_path, extra=("--etcd-servers", etcd))
+    try:
+        code, kept = s.call("GET", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/roles/reader")
+        assert code == 200 and kept["metadata"]["resourceVersion"] == created["metadata"]["resourceVersion"]
+    finally:
+        s.stop()
