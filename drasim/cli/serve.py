@@ -89,6 +89,8 @@ def build(phases: list, speed: float, seed: int, journal=None):
     if kept:
         cp.store.restore(kept, revision, seed)
     hub = WatchHub(cp.store)
+    if kept and hasattr(journal, "history"):   # watches resume across the restart (SQLite keeps events)
+        hub.preload(*journal.history())
     if journal is not None:
         if not kept:
             journal.dump(cp.store)

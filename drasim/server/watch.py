@@ -36,6 +36,14 @@ class WatchHub:
         self.watchers: dict[str, list[Watcher]] = {k.kind: [] for k in watched}
         store.subscribe(self._on_event, kinds=[k.kind for k in watched])
 
+    def preload(self, events: list[tuple[int, str, str, dict]], floor: int | None) -> None:
+        """Events a journal kept from before a restart (drasim/store/sqlite.py history): watches from
+        a resourceVersion inside them resume; older ones get 410 Expired."""
+        if floor is None or self.history:
+            return
+        self.history.extend(events[-self.limit:])
+        self.floor = self.history[0][0] - 1 if self.history else floor
+
     def _on_event(self, ev: WatchEvent) -> None:
         obj = ev.obj
         if ev.type == DELETED:   # the deletion has its own revision (etcd's delete revision)
