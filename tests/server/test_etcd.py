@@ -239,3 +239,41 @@ def test_rbac_objects_are_kept_under_their_registry_keys(tmp_path, etcd):
         assert code == 200 and kept["metadata"]["resourceVersion"] == created["metadata"]["resourceVersion"]
     finally:
         s.stop()
+
+
+def test_a_watch_resumes_across_a_restart_from_etcd(tmp_path, etcd):
+    classes = "/apis/resource.k8s.io/v1/deviceclasses"
+    cls = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "a"}}
+    s = Serve(tmp_path, extra=("--etcd-servers", etcd))
+    try:
+        since = s.call("POST", classes, cls)[1]["metadata"]["resourceVersion"]
+        assert s.call("DELETE", classes + "/a")[0] == 200
+    finally:
+        s.stop()
+    assert any(k.startswith("/registry/drasim.io/events/") for k in etcd_keys(etcd))
+    s = Serve(tmp_path, extra=("--etcd-servers", etcd))
+    try:
+        s.call("POST", classes, dict(cls, metadata={"name": "b"}))
+        code, _, raw = s.raw("GET", f"{classes}?watch=1&resourceVersion={since}&timeoutSeconds=1")
+        events = [json.loads(line) for line in raw.splitlines() if line.strip()]
+        assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [("DELETED", "a"), ("ADDED", "b")]
+        code, _, raw = s.raw("GET", f"{classes}?watch=1&resourceVersion=1&timeoutSeconds=1")
+        assert json.loads(raw.splitlines()[0])["object"]["code"] == 410
+    finally:
+        s.stop()
+
+
+def test_the_kept_etcd_history_is_a_bounded_window(etcd, monkeypatch):
+    from drasim.store import sqlite as sqlite_journal
+    monkeypatch.setattr(sqlite_journal, "HISTORY_KEEP", 5)
+    monkeypatch.setattr(sqlite_journal, "PRUNE_EVERY", 2)
+    store = MemoryStore(Clock())
+    journal = EtcdJournal(etcd)
+    journal.dump(store)
+    journal.attach(store)
+    for i in range(12):
+        store.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": f"c{i}"}})
+    events, floor = EtcdJournal(etcd).history()
+    assert 5 <= len(events) <= 7 and floor == events[0][0] - 1
+    assert [e[3]["metadata"]["name"] for e in events] == [f"c{i}" for i in range(12 - len(events), 12)]
+    journal.close()
