@@ -3,8 +3,8 @@
 The control plane does not simulate RBAC (the loader skips these kinds in snapshots), so the
 server keeps them itself, in the control plane's store (drasim/api/kinds.py SERVER_STORED_KINDS:
 one resourceVersion sequence, persisted by the SQLite / etcd journals, watchable): create, get,
-list, watch, update, patch, delete. Unlike kube-apiserver, a Role may be created in a namespace
-that does not exist (NamespaceLifecycle is not applied to them). Seeded with the part of
+list, watch, update, patch, delete; a Role or RoleBinding in a namespace that does not exist is
+404, as NamespaceLifecycle answers. Seeded with the part of
 kube-apiserver's bootstrap policy a client meets first
 (k8s: plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go — cluster-admin bound to
 system:masters, system:discovery, system:basic-user and system:public-info-viewer).
@@ -125,6 +125,8 @@ class RbacObjects:
     def create(self, kind: Kind, namespace: str | None, body) -> dict:
         obj = self._check(kind, namespace, body)
         obj["metadata"].pop("resourceVersion", None)
+        if kind.namespaced and self.store.get("Namespace", None, namespace) is None:
+            raise st.namespace_not_found(namespace)   # k8s: NamespaceLifecycle admission
         try:
             return copy.deepcopy(self.store.create(obj))
         except InputError as e:
@@ -168,10 +170,13 @@ class RbacObjects:
         ra, nra = spec.get("resourceAttributes"), spec.get("nonResourceAttributes")
         if (ra is None) == (nra is None):
             # k8s: pkg/apis/authorization/validation — exactly one of the two
+            # (v1.37 reports the union on `spec`, the nil value as null)
             raise st.ApiError(422, "Invalid", 'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: '
-                              "spec.resourceAttributes: Invalid value: \"null\": exactly one of "
+                              "spec: Invalid value: null: exactly one of "
                               "nonResourceAttributes or resourceAttributes must be specified",
-                              {"group": AUTHZ_GROUP, "kind": "SelfSubjectAccessReview"})
+                              {"group": AUTHZ_GROUP, "kind": "SelfSubjectAccessReview", "causes": [
+                                  {"reason": "FieldValueInvalid", "field": "spec", "message": "Invalid value: null: "
+                                   "exactly one of nonResourceAttributes or resourceAttributes must be specified"}]})
         if ra is not None:
             a = Attributes(user, ra.get("verb", ""), True, ra.get("group", ""), ra.get("version", ""),
                            ra.get("resource", ""), ra.get("subresource", ""), ra.get("namespace", ""),

@@ -31,6 +31,9 @@ def s(tmp_path_factory):
     server = Serve(tmp, EXAMPLES / "extended-resource-explicit" / "cluster.yaml",
                    extra=("--token-auth-file", str(tmp / "tokens.csv"), "--authorization-mode", "RBAC"))
     try:
+        for ns in ("team-a", "team-b"):   # RBAC objects, like others, need their namespace
+            assert server.call("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                                      "metadata": {"name": ns}})[0] == 201
         # alice may write roles and bindings in team-a, and read claims there
         assert server.call("POST", f"{NS}/roles", role("rbac-writer", [
             {"apiGroups": [G], "resources": ["roles", "rolebindings"], "verbs": ["create", "update", "patch", "get"]},

@@ -21,6 +21,9 @@ def rbac_server(tmp_path_factory):
     s = Serve(tmp, EXAMPLES / "extended-resource-explicit" / "cluster.yaml",
               extra=("--token-auth-file", str(tmp / "tokens.csv"), "--authorization-mode", "Node,RBAC"))
     try:
+        for ns in ("team-a",):   # RBAC objects, like others, need their namespace
+            assert s.call("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                                      "metadata": {"name": ns}})[0] == 201
         claims = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
                   "metadata": {"name": "claims", "namespace": "team-a"},
                   "rules": [{"apiGroups": ["resource.k8s.io"], "resources": ["resourceclaims"],

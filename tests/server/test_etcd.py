@@ -226,6 +226,8 @@ def test_rbac_objects_are_kept_under_their_registry_keys(tmp_path, etcd):
             "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]}
     s = Serve(tmp_path, extra=("--etcd-servers", etcd))
     try:
+        assert s.call("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                                     "metadata": {"name": "team-a"}})[0] == 201
         code, created = s.call("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/roles", role)
         assert code == 201, created
     finally:

@@ -76,3 +76,9 @@ def test_rbac_kinds_are_watchable(tmp_path):
         assert code == 200 and {"watched", "cluster-admin"} <= names
     finally:
         s.stop()
+
+
+def test_a_role_in_a_namespace_that_does_not_exist_is_404(server):
+    role = {"apiVersion": f"{G}/v1", "kind": "Role", "metadata": {"name": "r"}, "rules": []}
+    code, status = server.call("POST", f"{RBAC}/namespaces/nowhere/roles", role)
+    assert (code, status["message"]) == (404, 'namespaces "nowhere" not found')
