@@ -162,3 +162,16 @@ def test_node_authorizer_rules_unit():
         "can only delete ResourceSlice with the same NodeName as the requesting node"
     assert node.admit(n1, "delete", "ResourceSlice", "", "mine", None, piece("mine", "gpu-node-1")) is None
     assert node.admit(User("alice"), "create", "ResourceSlice", "", "x", piece("x", "elsewhere"), None) is None
+
+
+def test_kubectl_as_a_node_sees_node_restriction(node_server, kubectl_available):
+    manifest = ("apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: %s}\n"
+                "spec: {driver: gpu.example.com, nodeName: %s, pool: {name: p, generation: 1, resourceSliceCount: 1},"
+                " devices: [{name: g0}]}\n")
+    ok = node_server.kubectl("--token=n1-token", "create", "-f", "-", input=manifest % ("via-kubectl", "gpu-node-1"))
+    assert "resourceslice.resource.k8s.io/via-kubectl created" in ok.stdout
+    r = node_server.kubectl("--token=n1-token", "create", "-f", "-", input=manifest % ("other-node", "gpu-node-2"),
+                            check=False)
+    assert r.returncode == 1
+    assert ('Error from server (Forbidden): error when creating "STDIN": resourceslices.resource.k8s.io "other-node" '
+            "is forbidden: can only create ResourceSlice with the same NodeName as the requesting node") in r.stderr

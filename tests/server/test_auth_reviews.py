@@ -128,3 +128,18 @@ def test_kubectl_auth_can_i_list(kubectl_available, rbac_server):
     assert "resourceclaims.resource.k8s.io" not in out
     out = rbac_server.kubectl("auth", "can-i", "--list").stdout   # the admin: cluster-admin's wildcard
     assert "*.* [] [] [*]" in {" ".join(line.split()) for line in out.splitlines()}, out
+
+
+def test_python_client_subject_access_review(rbac_server):
+    client = pytest.importorskip("kubernetes.client")
+    from kubernetes import config
+    api = client.AuthorizationV1Api(config.new_client_from_config(config_file=str(rbac_server.kubeconfig),
+                                                                   context="drasim"))
+    review = client.V1SubjectAccessReview(spec=client.V1SubjectAccessReviewSpec(
+        user="alice", groups=["dev"], resource_attributes=client.V1ResourceAttributes(
+            verb="watch", group="resource.k8s.io", resource="resourceclaims", namespace="team-a")))
+    answer = api.create_subject_access_review(review)
+    assert answer.status.allowed is True
+    rules = api.create_self_subject_rules_review(client.V1SelfSubjectRulesReview(
+        spec=client.V1SelfSubjectRulesReviewSpec(namespace="team-a")))
+    assert any(r.resources == ["*"] for r in rules.status.resource_rules)   # the admin: cluster-admin
