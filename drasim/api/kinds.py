@@ -72,6 +72,18 @@ ALL_KINDS: tuple[Kind, ...] = (
 BY_KIND: dict[str, Kind] = {k.kind: k for k in ALL_KINDS}
 BY_API: dict[tuple[str, str], Kind] = {(k.api_version, k.kind): k for k in ALL_KINDS}
 
+## rbac.authorization.k8s.io/v1: kept by `drasim serve` (drasim/server/rbacobjects.py) in the same
+## store, so they share the resourceVersion, persist with the journals and can be watched; not
+## simulated (the loader skips them, ALL_KINDS leaves them out).
+RBAC_GROUP = "rbac.authorization.k8s.io"
+ROLE = Kind(RBAC_GROUP, "v1", "Role", "roles", namespaced=True, has_status=False)
+ROLE_BINDING = Kind(RBAC_GROUP, "v1", "RoleBinding", "rolebindings", namespaced=True, has_status=False)
+CLUSTER_ROLE = Kind(RBAC_GROUP, "v1", "ClusterRole", "clusterroles", namespaced=False, has_status=False)
+CLUSTER_ROLE_BINDING = Kind(RBAC_GROUP, "v1", "ClusterRoleBinding", "clusterrolebindings", namespaced=False,
+                            has_status=False)
+SERVER_STORED_KINDS: tuple[Kind, ...] = (ROLE, ROLE_BINDING, CLUSTER_ROLE, CLUSTER_ROLE_BINDING)
+STORED_KINDS: dict[str, Kind] = {**BY_KIND, **{k.kind: k for k in SERVER_STORED_KINDS}}
+
 # Not an API kind: a phase's delete and scale operations (drasim/phaseops.py), never stored.
 PHASE_OPERATIONS = Kind("drasim.io", "v1alpha1", "PhaseOperations", "phaseoperations", namespaced=False,
                         has_status=False)

@@ -26,6 +26,21 @@ class Attributes:
     namespace: str = ""
     name: str = ""
     path: str = ""
+    # (field, operator, value) of ?fieldSelector= (k8s: attributes GetFieldSelector, used by the
+    # node authorizer under AuthorizeNodeWithSelectors)
+    field_selector: tuple[tuple[str, str, str], ...] = ()
+
+
+def field_requirements(text: str | None) -> tuple[tuple[str, str, str], ...]:
+    """k8s: fields.ParseSelector — `a=b,c==d,e!=f`; what does not parse is no requirement."""
+    out = []
+    for term in (text or "").split(","):
+        for op in ("!=", "==", "="):
+            if op in term:
+                field, value = term.split(op, 1)
+                out.append((field.strip(), op, value.strip()))
+                break
+    return tuple(out)
 
 
 def request_attributes(user: User, method: str, path: str, query) -> Attributes:
@@ -55,4 +70,5 @@ def request_attributes(user: User, method: str, path: str, query) -> Attributes:
             verb = "deletecollection"
     elif verb == "get" and query.get("watch") in ("1", "true"):
         verb = "watch"
-    return Attributes(user, verb, True, group, version, resource, sub, namespace, name, path)
+    return Attributes(user, verb, True, group, version, resource, sub, namespace, name, path,
+                      field_requirements(query.get("fieldSelector")))

@@ -169,3 +169,28 @@ def authorize(policy: Policy, a: Attributes) -> Decision:
 
 def always_allow(_policy: Policy, _a: Attributes) -> Decision:
     return Decision(True, "")
+
+
+def rules_for(policy: Policy, user: User, namespace: str) -> tuple[list[dict], list[dict]]:
+    """The rules a user holds in a namespace, split as SelfSubjectRulesReview reports them
+    (k8s: rbac.go RBACAuthorizer.RulesFor — a rule with resources is a resource rule, one with
+    nonResourceURLs a non-resource rule, one with both is both)."""
+    resource_rules, non_resource_rules = [], []
+    for _kind, _binding, _subject, rules in grants(policy, user, namespace):
+        for r in rules:
+            if r.get("resources"):
+                rule = {"verbs": list(r.get("verbs") or ()), "apiGroups": list(r.get("apiGroups") or ()),
+                        "resources": list(r.get("resources") or ())}
+                if r.get("resourceNames"):
+                    rule["resourceNames"] = list(r["resourceNames"])
+                resource_rules.append(rule)
+            if r.get("nonResourceURLs"):
+                non_resource_rules.append({"verbs": list(r.get("verbs") or ()),
+                                           "nonResourceURLs": list(r["nonResourceURLs"])})
+    return resource_rules, non_resource_rules
+
+
+def held_rules(policy: Policy, user: User, namespace: str) -> list[dict]:
+    """Every rule bound to the user in the namespace (cluster-wide ones included), as
+    pkg/registry/rbac/validation/rule.go DefaultRuleResolver.RulesFor collects them."""
+    return [r for _kind, _binding, _subject, rules in grants(policy, user, namespace) for r in rules]

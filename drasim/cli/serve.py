@@ -1,7 +1,8 @@
 """`drasim serve`: the control plane running live behind a Kubernetes-compatible HTTP API.
 
     drasim serve [PHASE ...] --kubeconfig FILE [--data-dir DIR | --etcd-servers URL] [--port N] [--speed N] [--seed N]
-                 [--token-auth-file FILE] [--authorization-mode AlwaysAllow|RBAC]
+                 [--token-auth-file FILE] [--authorization-mode AlwaysAllow|RBAC|Node,RBAC]
+                 [--insecure-http]
 
 Phases are applied in order before the server starts listening (a bad one is an error
 and nothing is served). Listens on 127.0.0.1 unless --bind-address says otherwise. SIGINT / SIGTERM stop it cleanly. With
@@ -13,7 +14,7 @@ the same happens in etcd, under kube-apiserver's /registry/... keys (drasim/stor
 Every request needs a bearer token (docs/security.md): the kubeconfig's drasim user carries a
 fresh admin token (user drasim-admin, group system:masters) and the CA of the generated serving
 certificate (HTTPS: client-go sends tokens over TLS only); --token-auth-file adds users in
-kube-apiserver's static token CSV format.
+kube-apiserver's static token CSV format. --insecure-http serves plain HTTP when asked.
 """
 from __future__ import annotations
 
@@ -42,6 +43,9 @@ def add_arguments(p) -> None:
                         "under /registry/...: every write durable, a restart resumes")
     p.add_argument("--bind-address", default=HOST, metavar="IP",
                    help="address to listen on (default 127.0.0.1: only this machine; 0.0.0.0 for every interface)")
+    p.add_argument("--insecure-http", action="store_true",
+                   help="serve plain HTTP instead of HTTPS (the kubeconfig then has http:// and no CA); a request "
+                        "without a token is then a superuser, as kube-apiserver's old insecure port")
     p.add_argument("--port", type=int, default=0, help="port to listen on (default: a free one)")
     p.add_argument("--speed", type=float, default=1.0, help="virtual seconds per wall-clock second (default 1)")
     p.add_argument("--seed", type=int, default=0, metavar="N",
@@ -50,8 +54,9 @@ def add_arguments(p) -> None:
     feature_gates_flag(p)
     p.add_argument("--token-auth-file", metavar="FILE",
                    help='more users: CSV lines token,user,uid,"group1,group2" (kube-apiserver\'s format)')
-    p.add_argument("--authorization-mode", default="AlwaysAllow", choices=("AlwaysAllow", "RBAC"),
-                   help="AlwaysAllow (default, as kube-apiserver's own default) or RBAC")
+    p.add_argument("--authorization-mode", default="AlwaysAllow", metavar="MODES",
+                   help="ordered, comma-separated authorizers of AlwaysAllow, Node, RBAC (kube-apiserver's flag; "
+                        "default AlwaysAllow, its own default; e.g. Node,RBAC). Node also turns on NodeRestriction")
 
 
 def _load(args) -> list:
@@ -86,6 +91,8 @@ def build(phases: list, speed: float, seed: int, journal=None, gates=None):
     if kept:
         cp.store.restore(kept, revision, seed)
     hub = WatchHub(cp.store)
+    if kept and hasattr(journal, "history"):   # watches resume across the restart (SQLite keeps events)
+        hub.preload(*journal.history())
     if journal is not None:
         if not kept:
             journal.dump(cp.store)
@@ -113,14 +120,20 @@ async def _serve(args, live, hub) -> int:
     tokens = read_token_file(args.token_auth_file) if args.token_auth_file else {}
     from drasim.server import tls
 
-    server = Server(live, hub, security=Security(tokens, args.authorization_mode))
+    server = Server(live, hub, security=Security(tokens, args.authorization_mode, insecure=args.insecure_http))
     bind = _bind_address(args.bind_address)
     # The kubeconfig points at the bound address; a wildcard is reached through the loopback.
     host = HOST if bind.is_unspecified else str(bind)
-    ca_pem, chain_pem, key_pem = tls.generate(tuple(dict.fromkeys((host, "127.0.0.1", "localhost"))))
+    if args.insecure_http:
+        ca_pem, context = None, None
+        print("warning: --insecure-http: plain HTTP, and a request without a token is user system:unsecured "
+              "in system:masters (kube-apiserver's removed insecure port)", file=sys.stderr, flush=True)
+    else:
+        ca_pem, chain_pem, key_pem = tls.generate(tuple(dict.fromkeys((host, "127.0.0.1", "localhost"))))
+        context = tls.server_context(chain_pem, key_pem)
     runner = web.AppRunner(server.app(), access_log=None, handle_signals=False, shutdown_timeout=0.5)
     await runner.setup()
-    site = web.TCPSite(runner, str(bind), args.port, ssl_context=tls.server_context(chain_pem, key_pem))
+    site = web.TCPSite(runner, str(bind), args.port, ssl_context=context)
     try:
         await site.start()
     except OSError as e:
@@ -128,7 +141,7 @@ async def _serve(args, live, hub) -> int:
         raise InputError(f"--port {args.port}: cannot listen on {bind}: {e.strerror or e}") from None
     port = site._server.sockets[0].getsockname()[1]
     authority = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-    url = f"https://{authority}"
+    url = f"{'http' if args.insecure_http else 'https'}://{authority}"
     server.address = authority
     write_kubeconfig(args.kubeconfig, url, server.admin_token, ca_pem)
     if args.data_dir:
@@ -162,6 +175,8 @@ def run(args: argparse.Namespace) -> int:
     if args.speed <= 0:
         raise InputError(f"--speed {args.speed:g}: must be greater than 0")
     _bind_address(args.bind_address)   # refused before anything is loaded
+    from drasim.server.security import parse_modes
+    parse_modes(args.authorization_mode)
     journal = None
     if args.data_dir and args.etcd_servers:
         raise InputError("--data-dir and --etcd-servers: give one place to keep the cluster, not both")

@@ -17,9 +17,11 @@ from aiohttp import web
 from multidict import CIMultiDict
 
 from drasim.errors import InputError
+from drasim.store.sqlite import StorageError
 from drasim.api import kinds
 from drasim.auth.tokens import ADMIN_USER, MASTERS, User, new_token
-from drasim.server import discovery, drastatus, fieldvalidation, openapi, protowire, rbacobjects, tables
+from drasim.server import discovery, drastatus, fieldvalidation, nodeaccess, openapi, protowire, rbacobjects, tables
+from drasim.server import rbacguard, reviews
 from drasim.server import status as st
 from drasim.server.resources import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, Resources, Target
 from drasim.server.runtime import LiveControlPlane
@@ -27,7 +29,6 @@ from drasim.server.security import Security
 from drasim.server.serialize import outgoing
 from drasim.server.watch import WatchHub
 from drasim.server.watchstream import serve_watch
-from drasim.sim.clock import format_time
 
 OBJECT_KINDS = frozenset(k.kind for k in kinds.ALL_KINDS)
 # k8s: staging/src/k8s.io/apiserver/pkg/server/config.go NewConfig — MaxRequestBodyBytes
@@ -56,17 +57,19 @@ class Server:
                  security: Security | None = None, admin_token: str | None = None) -> None:
         """Without a Security, an admin token (drasim-admin, system:masters) is the only credential."""
         self.admin_token = admin_token or new_token()
-        self.rbac = rbacobjects.RbacObjects(now=lambda: format_time(live.cp.clock.now))
+        self.rbac = rbacobjects.RbacObjects(live.cp.store)
         if security is None:
             security = Security({})
         security.tokens = {**security.tokens, self.admin_token: User(ADMIN_USER, "drasim-admin", (MASTERS,))}
         security.policy = self.rbac.policy
+        security.graph = nodeaccess.StoreGraph(live.cp.store)
         self.security = security
         self.live = live
         self.cp = live.cp
         self.hub = hub
         self.address = address
-        self.resources = Resources(self.cp, on_write=live.poke, status_check=self._status_check)
+        self.resources = Resources(self.cp, on_write=live.poke, status_check=self._status_check,
+                                   admission_check=self._admission_check)
         self.requests = 0
 
     def app(self) -> web.Application:
@@ -80,6 +83,8 @@ class Server:
             return await self._dispatch(request)
         except st.ApiError as e:
             return _error(e)
+        except StorageError as e:   # the journal failed: 500, and the store is as before the request
+            return _error(st.internal_error(str(e)))
         except InputError as e:
             return _error(st.bad_request(str(e)))
         except (asyncio.CancelledError, ConnectionResetError):
@@ -154,6 +159,11 @@ class Server:
         if t.kind.kind == "ResourceClaim" and a is not None:
             drastatus.check(self.security.decide, a, t.name, obj, old)
 
+    def _admission_check(self, t: Target, operation: str, obj, old) -> None:
+        a = REQUEST_ATTRIBUTES.get(None)
+        if a is not None and self.security.node_restriction:
+            nodeaccess.admission_check(a.user, t, operation, obj, old)
+
     def _target(self, group: str, version: str, rest: list[str]) -> Target:
         namespace = None
         if rest[0] == "namespaces" and len(rest) >= 3 and discovery.by_resource(group, version, rest[2]) is not None:
@@ -174,10 +184,16 @@ class Server:
     async def _body(self, request: web.Request) -> bytes:
         if request.content_length is not None and request.content_length > MAX_BODY:
             raise st.too_large(MAX_BODY)
-        raw = await request.content.read(MAX_BODY + 1)
+        # StreamReader.read(n) answers with what has arrived so far: read until the end
+        raw = bytearray()
+        while len(raw) <= MAX_BODY:
+            chunk = await request.content.read(MAX_BODY + 1 - len(raw))
+            if not chunk:
+                break
+            raw += chunk
         if len(raw) > MAX_BODY:
             raise st.too_large(MAX_BODY)
-        return raw
+        return bytes(raw)
 
     async def _decoded(self, request: web.Request, kind_name: str):
         raw = await self._body(request)
@@ -257,6 +273,8 @@ class Server:
         try:
             if kind is rbacobjects.SSAR:
                 return protowire.self_subject_access_review(raw)
+            if kind in rbacobjects.REVIEW_KINDS:
+                return reviews.decode(kind.kind, raw)
             return protowire.rbac_object(raw, kind.kind)
         except (protowire.ProtoError, UnicodeDecodeError) as e:
             raise st.bad_request(f"the object provided is unrecognized: {e}") from None
@@ -284,6 +302,20 @@ class Server:
             patched["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
         return patched
 
+    def _guard(self, user: User, kind, namespace, body, old=None) -> None:
+        """RBAC escalation prevention (drasim/server/rbacguard.py)."""
+        rbacguard.check_write(self.security.decide, self.rbac.policy(), user, kind, namespace,
+                              body if isinstance(body, dict) else {}, old)
+
+    def _review(self, kind, user: User, namespace, body) -> dict:
+        if kind.namespaced and namespace is None:
+            raise st.path_not_found()
+        if kind is rbacobjects.SSAR:
+            return self.rbac.access_review(self.security.decide, user, body)
+        if kind is rbacobjects.SSRR:
+            return reviews.self_subject_rules_review(self.security.rules_for, user, body)
+        return reviews.subject_access_review(self.security.decide, body, namespace)
+
     async def _serve_rbac(self, request: web.Request, group: str, version: str, rest: list[str],
                           user: User) -> web.StreamResponse:
         """The RBAC kinds and SelfSubjectAccessReview, kept by the server (drasim/server/rbacobjects.py)."""
@@ -296,26 +328,34 @@ class Server:
             raise st.path_not_found()
         name = rest[1] if len(rest) > 1 else None
         method, store = request.method, self.rbac
-        if kind is rbacobjects.SSAR:
+        if kind in rbacobjects.REVIEW_KINDS:
             if method != "POST" or name is not None:
                 raise st.method_not_allowed(method)
-            return _json(store.access_review(self.security.decide, user, await self._rbac_body(request, kind)), 201)
+            return _json(self._review(kind, user, namespace, await self._rbac_body(request, kind)), 201)
         if name is None:
             if method == "GET":
+                if request.query.get("watch") in ("1", "true"):
+                    return await serve_watch(request, self, Target(kind, namespace, None, None))
                 return _json(store.list(kind, namespace))
             if method == "POST":
                 if kind.namespaced and namespace is None:
                     raise st.method_not_allowed(method)
-                return _json(store.create(kind, namespace, await self._rbac_body(request, kind)), 201)
+                body = await self._rbac_body(request, kind)
+                self._guard(user, kind, namespace, body)
+                return _json(store.create(kind, namespace, body), 201)
             raise st.method_not_allowed(method)
         if kind.namespaced and namespace is None:
             raise st.path_not_found()
         if method == "GET":
             return _json(store.get(kind, namespace, name))
         if method == "PUT":
-            return _json(store.update(kind, namespace, name, await self._rbac_body(request, kind)))
+            body = await self._rbac_body(request, kind)
+            self._guard(user, kind, namespace, body, store.get(kind, namespace, name))
+            return _json(store.update(kind, namespace, name, body))
         if method == "PATCH" and kind is not rbacobjects.SSAR:   # kubectl apply of an existing object
-            return _json(store.update(kind, namespace, name, await self._rbac_patched(request, kind, namespace, name)))
+            body = await self._rbac_patched(request, kind, namespace, name)
+            self._guard(user, kind, namespace, body, store.get(kind, namespace, name))
+            return _json(store.update(kind, namespace, name, body))
         if method == "DELETE":
             store.delete(kind, namespace, name)
             return _json(st.success_status({"name": name, "group": kind.group, "kind": kind.plural}))

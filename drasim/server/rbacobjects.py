@@ -1,7 +1,10 @@
 """The RBAC objects (rbac.authorization.k8s.io/v1) and SelfSubjectAccessReview (authorization.k8s.io/v1).
 
 The control plane does not simulate RBAC (the loader skips these kinds in snapshots), so the
-server keeps them itself, in memory: create, get, list, update, delete. Seeded with the part of
+server keeps them itself, in the control plane's store (drasim/api/kinds.py SERVER_STORED_KINDS:
+one resourceVersion sequence, persisted by the SQLite / etcd journals, watchable): create, get,
+list, watch, update, patch, delete; a Role or RoleBinding in a namespace that does not exist is
+404, as NamespaceLifecycle answers. Seeded with the part of
 kube-apiserver's bootstrap policy a client meets first
 (k8s: plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go — cluster-admin bound to
 system:masters, system:discovery, system:basic-user and system:public-info-viewer).
@@ -9,27 +12,26 @@ system:masters, system:discovery, system:basic-user and system:public-info-viewe
 from __future__ import annotations
 
 import copy
-import itertools
-import uuid
 
-from drasim.api.kinds import Kind
+from drasim.api.kinds import CLUSTER_ROLE, CLUSTER_ROLE_BINDING, RBAC_GROUP, ROLE, ROLE_BINDING, Kind
+from drasim.errors import InputError
 from drasim.auth import rbac
 from drasim.auth.attributes import Attributes
 from drasim.auth.tokens import MASTERS, User
 from drasim.server import status as st
 
-RBAC_GROUP = "rbac.authorization.k8s.io"
 AUTHZ_GROUP = "authorization.k8s.io"
-ROLE = Kind(RBAC_GROUP, "v1", "Role", "roles", namespaced=True, has_status=False)
-ROLE_BINDING = Kind(RBAC_GROUP, "v1", "RoleBinding", "rolebindings", namespaced=True, has_status=False)
-CLUSTER_ROLE = Kind(RBAC_GROUP, "v1", "ClusterRole", "clusterroles", namespaced=False, has_status=False)
-CLUSTER_ROLE_BINDING = Kind(RBAC_GROUP, "v1", "ClusterRoleBinding", "clusterrolebindings", namespaced=False,
-                            has_status=False)
 SSAR = Kind(AUTHZ_GROUP, "v1", "SelfSubjectAccessReview", "selfsubjectaccessreviews", namespaced=False,
             has_status=False)
+SAR = Kind(AUTHZ_GROUP, "v1", "SubjectAccessReview", "subjectaccessreviews", namespaced=False, has_status=False)
+LSAR = Kind(AUTHZ_GROUP, "v1", "LocalSubjectAccessReview", "localsubjectaccessreviews", namespaced=True,
+            has_status=False)
+SSRR = Kind(AUTHZ_GROUP, "v1", "SelfSubjectRulesReview", "selfsubjectrulesreviews", namespaced=False,
+            has_status=False)
 RBAC_KINDS = (ROLE, ROLE_BINDING, CLUSTER_ROLE, CLUSTER_ROLE_BINDING)
-SERVER_KINDS = (*RBAC_KINDS, SSAR)
-CREATE_ONLY = {"selfsubjectaccessreviews"}
+REVIEW_KINDS = (SSAR, SAR, LSAR, SSRR)
+SERVER_KINDS = (*RBAC_KINDS, *REVIEW_KINDS)
+CREATE_ONLY = {k.plural for k in REVIEW_KINDS}
 BY_PLURAL = {k.plural: k for k in SERVER_KINDS}
 
 _GET = ["get"]
@@ -69,22 +71,21 @@ def bootstrap_policy() -> list[dict]:
 
 
 class RbacObjects:
-    def __init__(self, now=lambda: "1970-01-01T00:00:00Z") -> None:
-        self.objects: dict[tuple[str, str, str], dict] = {}
-        self.revision = itertools.count(1)
-        self.now = now
+    """The RBAC objects, in the control plane's store (one resourceVersion sequence with the rest,
+    kept by the journals, watched through the hub): the server is their only writer."""
+
+    def __init__(self, store) -> None:
+        self.store = store
+        # k8s: the rbac/bootstrap-roles post-start hook makes sure the bootstrap policy exists
+        # (a restart on kept data keeps what is there)
         for obj in bootstrap_policy():
-            self.create(BY_PLURAL[obj["kind"].lower() + "s"], None, obj)
+            kind = BY_PLURAL[obj["kind"].lower() + "s"]
+            if self.store.get(kind.kind, None, obj["metadata"]["name"]) is None:
+                self.create(kind, None, obj)
 
     def policy(self) -> rbac.Policy:
-        by_kind: dict[str, list[dict]] = {k.kind: [] for k in RBAC_KINDS}
-        for (kind, _, _), obj in self.objects.items():
-            by_kind[kind].append(obj)
-        return rbac.Policy(tuple(by_kind["Role"]), tuple(by_kind["ClusterRole"]),
-                           tuple(by_kind["RoleBinding"]), tuple(by_kind["ClusterRoleBinding"]))
-
-    def _key(self, kind: Kind, namespace: str | None, name: str) -> tuple[str, str, str]:
-        return (kind.kind, namespace or "" if kind.namespaced else "", name)
+        return rbac.Policy(*(tuple(self.store.list(k.kind)) for k in (ROLE, CLUSTER_ROLE, ROLE_BINDING,
+                                                                        CLUSTER_ROLE_BINDING)))
 
     def _check(self, kind: Kind, namespace: str | None, obj) -> dict:
         if not isinstance(obj, dict):
@@ -103,6 +104,10 @@ class RbacObjects:
                                    "is required", "field": "metadata.name"}]})
         if kind.namespaced:
             md["namespace"] = namespace
+        else:
+            md.pop("namespace", None)
+        for server_owned in ("uid", "creationTimestamp", "generation", "deletionTimestamp"):
+            md.pop(server_owned, None)
         if kind in (ROLE_BINDING, CLUSTER_ROLE_BINDING):
             ref = obj.get("roleRef") or {}
             allowed = ("ClusterRole",) if kind is CLUSTER_ROLE_BINDING else ("Role", "ClusterRole")
@@ -114,49 +119,47 @@ class RbacObjects:
                                   {"name": md["name"], "group": kind.group, "kind": kind.kind})
         return obj
 
-    def _details(self, kind: Kind, name: str) -> dict:
-        return {"name": name, "group": kind.group, "kind": kind.plural}
+    def _namespace(self, kind: Kind, namespace: str | None) -> str | None:
+        return namespace if kind.namespaced else None
 
     def create(self, kind: Kind, namespace: str | None, body) -> dict:
         obj = self._check(kind, namespace, body)
-        key = self._key(kind, namespace, obj["metadata"]["name"])
-        if key in self.objects:
-            raise st.ApiError(409, "AlreadyExists", f'{kind.resource} "{key[2]}" already exists',
-                              self._details(kind, key[2]))
-        obj["metadata"].update(uid=str(uuid.uuid4()), resourceVersion=str(next(self.revision)),
-                               creationTimestamp=self.now())
-        self.objects[key] = obj
-        return copy.deepcopy(obj)
+        obj["metadata"].pop("resourceVersion", None)
+        if kind.namespaced and self.store.get("Namespace", None, namespace) is None:
+            raise st.namespace_not_found(namespace)   # k8s: NamespaceLifecycle admission
+        try:
+            return copy.deepcopy(self.store.create(obj))
+        except InputError as e:
+            raise st.from_drasim(e, kind) from None
 
     def get(self, kind: Kind, namespace: str | None, name: str) -> dict:
-        obj = self.objects.get(self._key(kind, namespace, name))
+        obj = self.store.get(kind.kind, self._namespace(kind, namespace), name)
         if obj is None:
-            raise st.ApiError(404, "NotFound", f'{kind.resource} "{name}" not found', self._details(kind, name))
+            raise st.not_found(kind, name)
         return copy.deepcopy(obj)
 
     def list(self, kind: Kind, namespace: str | None) -> dict:
-        items = [copy.deepcopy(o) for (k, ns, _), o in sorted(self.objects.items())
-                 if k == kind.kind and (namespace is None or ns == namespace)]
+        items = sorted(self.store.list(kind.kind, self._namespace(kind, namespace)),
+                       key=lambda o: (o["metadata"].get("namespace") or "", o["metadata"]["name"]))
         return {"kind": f"{kind.kind}List", "apiVersion": kind.api_version,
-                "metadata": {"resourceVersion": str(next(self.revision))}, "items": items}
+                "metadata": {"resourceVersion": str(self.store.revision)}, "items": copy.deepcopy(items)}
 
     def update(self, kind: Kind, namespace: str | None, name: str, body) -> dict:
-        old = self.get(kind, namespace, name)
+        self.get(kind, namespace, name)
         obj = self._check(kind, namespace, body)
-        rv = obj["metadata"].get("resourceVersion")
-        if rv and rv != old["metadata"]["resourceVersion"]:
-            raise st.ApiError(409, "Conflict", f'Operation cannot be fulfilled on {kind.resource} "{name}": the '
-                              "object has been modified; please apply your changes to the latest version and try again",
-                              self._details(kind, name))
-        obj["metadata"].update(uid=old["metadata"]["uid"], creationTimestamp=old["metadata"]["creationTimestamp"],
-                               resourceVersion=str(next(self.revision)))
-        self.objects[self._key(kind, namespace, name)] = obj
-        return copy.deepcopy(obj)
+        if obj["metadata"]["name"] != name:
+            raise st.bad_request(f"the name of the object ({obj['metadata']['name']}) does not match the name on "
+                                 f"the URL ({name})")
+        try:
+            return copy.deepcopy(self.store.update(obj))
+        except InputError as e:
+            raise st.from_drasim(e, kind) from None
 
     def delete(self, kind: Kind, namespace: str | None, name: str) -> dict:
-        obj = self.get(kind, namespace, name)
-        del self.objects[self._key(kind, namespace, name)]
-        return obj
+        try:
+            return copy.deepcopy(self.store.delete(kind.kind, self._namespace(kind, namespace), name))
+        except InputError as e:
+            raise st.from_drasim(e, kind) from None
 
     def access_review(self, decide, user: User, body) -> dict:
         """SelfSubjectAccessReview: the requester's own access (k8s: pkg/registry/authorization/
@@ -167,10 +170,13 @@ class RbacObjects:
         ra, nra = spec.get("resourceAttributes"), spec.get("nonResourceAttributes")
         if (ra is None) == (nra is None):
             # k8s: pkg/apis/authorization/validation — exactly one of the two
+            # (v1.37 reports the union on `spec`, the nil value as null)
             raise st.ApiError(422, "Invalid", 'SelfSubjectAccessReview.authorization.k8s.io "" is invalid: '
-                              "spec.resourceAttributes: Invalid value: \"null\": exactly one of "
+                              "spec: Invalid value: null: exactly one of "
                               "nonResourceAttributes or resourceAttributes must be specified",
-                              {"group": AUTHZ_GROUP, "kind": "SelfSubjectAccessReview"})
+                              {"group": AUTHZ_GROUP, "kind": "SelfSubjectAccessReview", "causes": [
+                                  {"reason": "FieldValueInvalid", "field": "spec", "message": "Invalid value: null: "
+                                   "exactly one of nonResourceAttributes or resourceAttributes must be specified"}]})
         if ra is not None:
             a = Attributes(user, ra.get("verb", ""), True, ra.get("group", ""), ra.get("version", ""),
                            ra.get("resource", ""), ra.get("subresource", ""), ra.get("namespace", ""),

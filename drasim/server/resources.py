@@ -20,6 +20,7 @@ from drasim.server import status as st
 from drasim.server.serialize import outgoing
 from drasim.server.selectors import matches, parse_field_selector, parse_label_selector
 from drasim.store import clone
+from drasim.store.sqlite import StorageError
 
 JSON_PATCH = "application/json-patch+json"
 MERGE_PATCH = "application/merge-patch+json"
@@ -43,8 +44,11 @@ def _key(obj: dict) -> tuple[str, str]:
 
 
 class Resources:
-    def __init__(self, cp: ControlPlane, on_write=lambda: None, status_check=lambda t, obj, old: None) -> None:
+    def __init__(self, cp: ControlPlane, on_write=lambda: None, status_check=lambda t, obj, old: None,
+                 admission_check=lambda t, operation, obj, old: None) -> None:
         self.status_check = status_check
+        # the server's per-request admission (NodeRestriction): (target, create|update|delete, new, old)
+        self.admission_check = admission_check
         self.cp = cp
         self.warnings: list[str] = []   # of the last write (single-threaded: read right after)
         self.on_write = on_write
@@ -125,6 +129,7 @@ class Resources:
         obj = self._check_body(t, body)
         self.warnings = drop_unknown(t.kind.kind, obj, validation)
         self._namespace_exists(t)
+        self.admission_check(t, "create", obj, None)
         try:
             if dry_run:
                 from drasim import admission
@@ -148,6 +153,7 @@ class Resources:
         return 200, self._store_update(t, obj, old)
 
     def _store_update(self, t: Target, obj: dict, old: dict) -> dict:
+        self.admission_check(t, "update", obj, old)
         if t.subresource == "status":
             self.status_check(t, obj, old)   # the server's authorization of status fields (drastatus.py)
         try:
@@ -195,6 +201,7 @@ class Resources:
         options = options or {}
         pre = options.get("preconditions") or {}
         current = self.get(t)
+        self.admission_check(t, "delete", None, current)
         if pre.get("resourceVersion") and pre["resourceVersion"] != current["metadata"]["resourceVersion"]:
             raise st.ApiError(409, "Conflict", f"Operation cannot be fulfilled on {t.kind.resource} \"{t.name}\": "
                               f"Precondition failed: ResourceVersion in precondition: {pre['resourceVersion']}, "
@@ -217,10 +224,15 @@ class Resources:
 
     def delete_collection(self, t: Target, query) -> tuple[int, dict]:
         deleted = []
-        for obj in self.select(t, query):
+        chosen = self.select(t, query)
+        for obj in chosen:   # k8s: DeleteCollection admits each object; here all before any is deleted
+            self.admission_check(Target(t.kind, t.namespace, obj["metadata"]["name"], None), "delete", None, obj)
+        for obj in chosen:
             md = obj["metadata"]
             try:
                 deleted.append(self.cp.store.delete(t.kind.kind, md.get("namespace"), md["name"]))
+            except StorageError:
+                raise
             except InputError:
                 continue
         if deleted:

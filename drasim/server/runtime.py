@@ -8,12 +8,15 @@ fall due, and sleeps until the next timer or the next write, whichever comes fir
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 
 from drasim.controlplane import ControlPlane
+from drasim.store.sqlite import StorageError
 
 SLICE = 0.02       # seconds of component work before yielding to requests
 MAX_SLEEP = 0.5    # wake up at least this often (the clock keeps moving)
+RETRY_AFTER = 1.0  # seconds before components run again after a failed durable write
 
 
 class LiveControlPlane:
@@ -63,7 +66,15 @@ class LiveControlPlane:
 
     async def run(self) -> None:
         while True:
-            if self.run_slice():
+            try:
+                more = self.run_slice()
+            except StorageError as e:
+                # A component's write could not be made durable (full disk, etcd down): the store
+                # is unchanged; say so once per failure and try again a little later.
+                print(f"drasim serve: {e}", file=sys.stderr, flush=True)
+                await asyncio.sleep(RETRY_AFTER)
+                continue
+            if more:
                 await asyncio.sleep(0)
                 continue
             nxt = self.cp.clock.next_timer()

@@ -13,6 +13,7 @@ import re
 from drasim.api.kinds import Kind
 from drasim.errors import InputError, InvalidObject, ManifestError
 from drasim.store import StoreError
+from drasim.store.sqlite import StorageError
 
 
 class ApiError(Exception):
@@ -83,6 +84,11 @@ def unsupported_media_type(content_type: str) -> ApiError:
                     {}) if content_type else bad_request("the request body has no content type")
 
 
+def internal_error(message: str) -> ApiError:
+    """k8s: apierrors.NewInternalError — 500, "Internal error occurred: <err>", the error as the cause."""
+    return ApiError(500, "InternalError", f"Internal error occurred: {message}", {"causes": [{"message": message}]})
+
+
 def too_large(limit: int) -> ApiError:
     # k8s: handlers/rest.go limitedReadBody → NewRequestEntityTooLargeError("limit is %d").
     return ApiError(413, "RequestEntityTooLarge", f"Request entity too large: limit is {limit}", {})
@@ -108,6 +114,8 @@ _FORBIDDEN = re.compile(r'^(?P<resource>[a-z0-9.]+) "(?P<name>[^"]*)" is forbidd
 
 def from_drasim(exc: InputError, kind: Kind) -> ApiError:
     """The Status the API server would answer with for one of drasim's errors."""
+    if isinstance(exc, StorageError):   # the journal could not keep the write: nothing was applied
+        return internal_error(str(exc))
     if isinstance(exc, StoreError):
         name = re.search(r'"([^"]*)"', str(exc))
         return ApiError(exc.code, exc.reason, str(exc), _details(kind, name.group(1) if name else None))

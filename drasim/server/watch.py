@@ -32,8 +32,17 @@ class WatchHub:
         self.history: deque[tuple[int, str, str, dict]] = deque()
         self.limit = history
         self.floor = store.revision   # events at or below it are not in the window
-        self.watchers: dict[str, list[Watcher]] = {k.kind: [] for k in kinds.ALL_KINDS}
-        store.subscribe(self._on_event, kinds=[k.kind for k in kinds.ALL_KINDS])
+        watched = [*kinds.ALL_KINDS, *kinds.SERVER_STORED_KINDS]   # the RBAC kinds too
+        self.watchers: dict[str, list[Watcher]] = {k.kind: [] for k in watched}
+        store.subscribe(self._on_event, kinds=[k.kind for k in watched])
+
+    def preload(self, events: list[tuple[int, str, str, dict]], floor: int | None) -> None:
+        """Events a journal kept from before a restart (drasim/store/sqlite.py history): watches from
+        a resourceVersion inside them resume; older ones get 410 Expired."""
+        if floor is None or self.history:
+            return
+        self.history.extend(events[-self.limit:])
+        self.floor = self.history[0][0] - 1 if self.history else floor
 
     def _on_event(self, ev: WatchEvent) -> None:
         obj = ev.obj

@@ -34,11 +34,17 @@ import json
 import http.client
 import urllib.parse
 
+from drasim.api.kinds import STORED_KINDS
 from drasim.store.memory import DELETED, MemoryStore, WatchEvent
+from drasim.store import sqlite as sqlite_journal
 from drasim.store.sqlite import StorageError
 
 ROOT = "/registry/"
 STATE_KEY = ROOT + "drasim.io/state"
+# Watch events for watches that resume after a restart, one key each (`<rv>-<n>`, in order), pruned
+# to the last sqlite.HISTORY_KEEP: drasim's resourceVersions are not etcd's revisions, so etcd's own
+# history cannot answer "everything after resourceVersion N".
+EVENTS_PREFIX = ROOT + "drasim.io/events/"
 # SpecialDefaultResourcePrefixes (pkg/kubeapiserver/default_storage_factory_builder.go).
 SPECIAL_PREFIXES = {("", "nodes"): "minions"}
 MAX_TXN_OPS = 100        # etcd's --max-txn-ops defaults to 128
@@ -64,8 +70,7 @@ def resource_prefix(kind) -> str:
 
 def key_for(kind_name: str, namespace: str | None, name: str) -> str:
     """Where kube-apiserver's registry keeps this object in etcd."""
-    from drasim.api.kinds import BY_KIND
-    kind = BY_KIND[kind_name]
+    kind = STORED_KINDS[kind_name]
     prefix = ROOT + resource_prefix(kind)
     return f"{prefix}/{namespace}/{name}" if kind.namespaced else f"{prefix}/{name}"
 
@@ -79,6 +84,8 @@ class EtcdJournal:
         self._mod: dict[str, int] = {}     # key -> etcd mod_revision drasim last wrote or read
         self._conn: http.client.HTTPConnection | None = None
         self._conn_url: str | None = None
+        self._last_event = (0, 0)          # (rv, n) of the last event key written
+        self._writes = 0
         self._connect()
 
     # -- the gateway -----------------------------------------------------------------------------
@@ -151,6 +158,8 @@ class EtcdJournal:
                 except ValueError as e:
                     raise StorageError(f"etcd at {self.url}: {key}: not JSON: {e}") from None
                 self._mod[key] = int(kv["mod_revision"])
+                if key.startswith(EVENTS_PREFIX):
+                    continue
                 if key == STATE_KEY:
                     state = value
                 elif isinstance(value, dict) and "kind" in value and "metadata" in value:
@@ -163,12 +172,49 @@ class EtcdJournal:
             return objects, 0, None
         return objects, int(state["revision"]), state.get("clock")
 
+    def history(self) -> tuple[list[tuple[int, str, str, dict]], int | None]:
+        """The kept watch events (rv, kind, type, object) in order, and the revision before the first."""
+        events = []
+        start, end = EVENTS_PREFIX, EVENTS_PREFIX[:-1] + chr(ord(EVENTS_PREFIX[-1]) + 1)
+        while True:
+            page = self._post("/v3/kv/range", {"key": _b64(start), "range_end": _b64(end), "limit": PAGE})
+            kvs = page.get("kvs", [])
+            for kv in kvs:
+                try:
+                    value = json.loads(base64.b64decode(kv.get("value", "")))
+                    events.append((int(value["rv"]), value["kind"], value["type"], value["object"]))
+                except (ValueError, KeyError, TypeError) as e:
+                    raise StorageError(f"etcd at {self.url}: {_unb64(kv['key'])}: not a watch event: {e}") from None
+            if not page.get("more") or not kvs:
+                break
+            start = _unb64(kvs[-1]["key"]) + "\0"
+        if events:
+            self._last_event = (events[-1][0], 0)
+        return events, (events[0][0] - 1 if events else None)
+
+    def _event_ops(self, ev: WatchEvent) -> list[dict]:
+        md = ev.obj["metadata"]
+        obj = ev.obj
+        if ev.type == DELETED:   # the deletion's own revision, as the watch cache reports it
+            obj = dict(obj, metadata=dict(md, resourceVersion=str(self._store.revision)))
+        rv = int(obj["metadata"]["resourceVersion"])
+        n = self._last_event[1] + 1 if self._last_event[0] == rv else 0
+        self._last_event = (rv, n)
+        value = {"rv": rv, "kind": ev.kind, "type": ev.type, "object": obj}
+        ops = [{"request_put": {"key": _b64(f"{EVENTS_PREFIX}{rv:020d}-{n:04d}"),
+                                "value": _b64(json.dumps(value, separators=(",", ":")))}}]
+        self._writes += 1
+        oldest = rv - sqlite_journal.HISTORY_KEEP
+        if self._writes % sqlite_journal.PRUNE_EVERY == 0 and oldest > 0:
+            ops.append({"request_delete_range": {"key": _b64(EVENTS_PREFIX),
+                                                 "range_end": _b64(f"{EVENTS_PREFIX}{oldest:020d}")}})
+        return ops
+
     # -- writing ---------------------------------------------------------------------------------
     def attach(self, store: MemoryStore) -> None:
         """From now on, every write to the store is committed here first."""
         self._store = store
-        store.subscribe(self._on_event, kinds=None)
-        store.subscribe(self._on_event, kinds=("Event",))
+        store.journal = self._on_event   # called before the store applies a change (memory.py _persist)
 
     def _state_put(self, store: MemoryStore) -> dict:
         state = {"revision": store.revision, "clock": store.clock.now}
@@ -189,9 +235,8 @@ class EtcdJournal:
 
     def dump(self, store: MemoryStore) -> None:
         """Write everything the store holds now (an empty etcd), in transactions of MAX_TXN_OPS."""
-        from drasim.api.kinds import BY_KIND
         pending: list[tuple[str, dict]] = []
-        for kind in BY_KIND:
+        for kind in STORED_KINDS:
             for obj in store.list(kind):
                 md = obj["metadata"]
                 pending.append((key_for(kind, md.get("namespace"), md["name"]), obj))
@@ -210,7 +255,7 @@ class EtcdJournal:
             op = {"request_delete_range": {"key": _b64(key)}}
         else:
             op = {"request_put": {"key": _b64(key), "value": _b64(json.dumps(ev.obj, separators=(",", ":")))}}
-        self._txn([self._compare(key)], [op, self._state_put(self._store)], [key])
+        self._txn([self._compare(key)], [op, *self._event_ops(ev), self._state_put(self._store)], [key])
         if ev.type == DELETED:
             self._mod.pop(key, None)   # gone: the next create compares with 0 again
 

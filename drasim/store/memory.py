@@ -16,7 +16,7 @@ import uuid
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-from drasim.api.kinds import BY_KIND, Kind
+from drasim.api.kinds import BY_KIND, STORED_KINDS, Kind
 from drasim.api.nesting import clone_deep
 from drasim.errors import InputError
 from drasim.sim.clock import Clock
@@ -46,6 +46,9 @@ def conflict(kind: Kind, name: str) -> StoreError:
 
 
 ADDED, MODIFIED, DELETED = "ADDED", "MODIFIED", "DELETED"
+# Kinds whose registry strategy sets no metadata.generation (the RBAC kinds' neither).
+_NO_GENERATION = frozenset({"Pod", "Node", "Namespace", "Event", "ResourceQuota", "Role", "RoleBinding",
+                            "ClusterRole", "ClusterRoleBinding"})
 
 # k8s: apiserver names.SimpleNameGenerator: 5 characters from this alphabet (no vowels, no look-alikes).
 _GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
@@ -98,11 +101,14 @@ class MemoryStore:
 
     def __init__(self, clock: Clock, seed: int = 0) -> None:
         self.clock = clock
-        self._objects: dict[str, dict[Key, dict]] = {k: {} for k in BY_KIND}
-        self._by_namespace: dict[str, dict[str, dict[str, dict]]] = {k: {} for k in BY_KIND}
+        self._objects: dict[str, dict[Key, dict]] = {k: {} for k in STORED_KINDS}
+        self._by_namespace: dict[str, dict[str, dict[str, dict]]] = {k: {} for k in STORED_KINDS}
         self._revision = 0
         self._rng = random.Random(seed)
-        self._subscribers: dict[str, list[Callable[[WatchEvent], None]]] = {k: [] for k in BY_KIND}
+        self._subscribers: dict[str, list[Callable[[WatchEvent], None]]] = {k: [] for k in STORED_KINDS}
+        # A durable journal (drasim/store/sqlite.py, etcd.py) writes each change before it is applied
+        # here: when it raises, the store is left as it was (nothing half applied, no one notified).
+        self.journal: Callable[[WatchEvent], None] | None = None
 
     # -- reads ---------------------------------------------------------------
     @property
@@ -152,6 +158,16 @@ class MemoryStore:
             if (namespace, name) not in self._objects[kind.kind]:
                 return name
 
+    def _persist(self, event: WatchEvent, revision_before: int) -> None:
+        """Write the change to the journal first; on failure undo the revision bump and re-raise."""
+        if self.journal is None:
+            return
+        try:
+            self.journal(event)
+        except BaseException:
+            self._revision = revision_before
+            raise
+
     def _notify(self, event: WatchEvent) -> None:
         for handler in self._subscribers[event.kind]:
             handler(event)
@@ -161,7 +177,7 @@ class MemoryStore:
 
         copy=False hands the dict over to the store (the caller built it and keeps no reference).
         """
-        kind = BY_KIND[obj["kind"]]
+        kind = STORED_KINDS[obj["kind"]]
         if copy:
             obj = clone(obj)
         md = obj.setdefault("metadata", {})
@@ -174,17 +190,22 @@ class MemoryStore:
             raise already_exists(kind, md["name"])
         md.setdefault("uid", self.new_uid())
         md.setdefault("creationTimestamp", self.clock.timestamp())
-        if kind.kind not in ("Pod", "Node", "Namespace", "Event", "ResourceQuota"):
+        if kind.kind not in _NO_GENERATION:
             md.setdefault("generation", 1)
+        before = self._revision
         md["resourceVersion"] = self._next_rv()
+        added = WatchEvent(ADDED, kind.kind, obj)
+        self._persist(added, before)
         self._put(kind.kind, key, obj)
-        self._notify(WatchEvent(ADDED, kind.kind, obj))
+        self._notify(added)
         if md.get("deletionTimestamp") and not _held(kind.kind, obj):
             # A snapshot of an object being deleted: with finalizers it waits for them, as in
             # the API server; without, its deletion completes now (graceful termination is
             # not modelled: pods go at once).
+            gone = WatchEvent(DELETED, kind.kind, obj)
+            self._persist(gone, self._revision)
             self._drop(kind.kind, key)
-            self._notify(WatchEvent(DELETED, kind.kind, obj))
+            self._notify(gone)
         return obj
 
     def restore(self, objects: list[dict], revision: int, seed: int = 0) -> None:
@@ -193,7 +214,7 @@ class MemoryStore:
         and uids continue from a generator seeded by the revision, so they do not repeat."""
         replaced = {}
         for obj in objects:
-            kind = BY_KIND[obj["kind"]]
+            kind = STORED_KINDS[obj["kind"]]
             key = key_of(obj)
             previous = self._objects[kind.kind].get(key)
             if previous is not None:   # e.g. a system namespace made at start: the kept one wins
@@ -207,17 +228,20 @@ class MemoryStore:
                          else WatchEvent(ADDED, obj["kind"], obj))
 
     def _replace(self, kind: Kind, key: Key, new: dict, old: dict) -> dict:
+        before = self._revision
         new["metadata"]["resourceVersion"] = self._next_rv()
-        self._put(kind.kind, key, new)
-        if new["metadata"].get("deletionTimestamp") and not _held(kind.kind, new):
+        gone = new["metadata"].get("deletionTimestamp") and not _held(kind.kind, new)
+        event = WatchEvent(DELETED if gone else MODIFIED, kind.kind, new, old)
+        self._persist(event, before)
+        if gone:
             self._drop(kind.kind, key)
-            self._notify(WatchEvent(DELETED, kind.kind, new, old))
         else:
-            self._notify(WatchEvent(MODIFIED, kind.kind, new, old))
+            self._put(kind.kind, key, new)
+        self._notify(event)
         return new
 
     def _current(self, obj: dict) -> tuple[Kind, Key, dict]:
-        kind = BY_KIND[obj["kind"]]
+        kind = STORED_KINDS[obj["kind"]]
         key = key_of(obj)
         old = self._objects[kind.kind].get(key)
         if old is None:
@@ -272,7 +296,7 @@ class MemoryStore:
 
     def delete(self, kind_name: str, namespace: str | None, name: str, *, uid: str | None = None) -> dict | None:
         """Delete, or mark for deletion while finalizers remain. Returns the object or None."""
-        kind = BY_KIND[kind_name]
+        kind = STORED_KINDS[kind_name]
         key = (namespace or "" if kind.namespaced else "", name)
         table = self._objects[kind_name]
         old = table.get(key)
@@ -289,9 +313,11 @@ class MemoryStore:
             if kind_name == "Namespace":
                 new["status"] = dict(old.get("status") or {}, phase="Terminating")
             return self._replace(kind, key, new, old)
-        self._drop(kind_name, key)
         self._revision += 1
-        self._notify(WatchEvent(DELETED, kind_name, old, old))
+        gone = WatchEvent(DELETED, kind_name, old, old)
+        self._persist(gone, self._revision - 1)
+        self._drop(kind_name, key)
+        self._notify(gone)
         return old
 
     def all_objects(self, kinds: Iterable[Kind]) -> list[dict]:

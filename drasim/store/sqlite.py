@@ -15,6 +15,7 @@ import sqlite3
 from pathlib import Path
 
 from drasim.errors import InputError
+from drasim.api.kinds import STORED_KINDS
 from drasim.store.memory import DELETED, MemoryStore, WatchEvent
 
 SCHEMA = """
@@ -23,7 +24,14 @@ CREATE TABLE IF NOT EXISTS objects (
     rv INTEGER NOT NULL, body TEXT NOT NULL,
     PRIMARY KEY (kind, namespace, name));
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS history (
+    id INTEGER PRIMARY KEY, rv INTEGER NOT NULL, kind TEXT NOT NULL, type TEXT NOT NULL, body TEXT NOT NULL);
 """
+# Watch events kept for watches that resume after a restart (etcd keeps its revisions until
+# kube-apiserver compacts them, every 5 minutes by default; drasim keeps a count). A watch from a
+# resourceVersion older than this window gets 410 Expired, as from a compacted etcd.
+HISTORY_KEEP = 10_000
+PRUNE_EVERY = 500
 
 
 class StorageError(InputError):
@@ -56,19 +64,27 @@ class SqliteJournal:
         clock = float(meta["clock"]) if "clock" in meta else None
         return objects, int(meta.get("revision", 0)), clock
 
+    def history(self) -> tuple[list[tuple[int, str, str, dict]], int | None]:
+        """The kept watch events (rv, kind, type, object) in order, and the revision before the first
+        (None when none are kept: the window starts at the restart)."""
+        try:
+            rows = self.db.execute("SELECT rv, kind, type, body FROM history ORDER BY id").fetchall()
+            events = [(rv, kind, type_, json.loads(body)) for rv, kind, type_, body in rows]
+        except (sqlite3.Error, ValueError) as e:
+            raise StorageError(f"{self.path}: cannot read the database: {e}") from None
+        return events, (events[0][0] - 1 if events else None)
+
     # -- writing ---------------------------------------------------------------------------------
     def attach(self, store: MemoryStore) -> None:
         """From now on, every write to the store is committed here first."""
         self._store = store
-        store.subscribe(self._on_event, kinds=None)
-        store.subscribe(self._on_event, kinds=("Event",))
+        store.journal = self._on_event   # called before the store applies a change (memory.py _persist)
 
     def dump(self, store: MemoryStore) -> None:
         """Write everything the store holds now, in one transaction (a new data directory)."""
-        from drasim.api.kinds import BY_KIND
         try:
             self.db.execute("BEGIN IMMEDIATE")
-            for kind in BY_KIND:
+            for kind in STORED_KINDS:
                 for obj in store.list(kind):
                     md = obj["metadata"]
                     self.db.execute("INSERT OR REPLACE INTO objects VALUES (?, ?, ?, ?, ?)",
@@ -85,11 +101,19 @@ class SqliteJournal:
         key = (ev.kind, md.get("namespace") or "", md["name"])
         try:
             self.db.execute("BEGIN IMMEDIATE")
+            body = json.dumps(ev.obj, separators=(",", ":"))
             if ev.type == DELETED:
                 self.db.execute("DELETE FROM objects WHERE kind=? AND namespace=? AND name=?", key)
+                # the deletion has its own revision (as the watch cache reports it, watch.py)
+                rv = self._store.revision
+                body = json.dumps(dict(ev.obj, metadata=dict(md, resourceVersion=str(rv))), separators=(",", ":"))
             else:
-                self.db.execute("INSERT OR REPLACE INTO objects VALUES (?, ?, ?, ?, ?)",
-                                (*key, int(md["resourceVersion"]), json.dumps(ev.obj, separators=(",", ":"))))
+                rv = int(md["resourceVersion"])
+                self.db.execute("INSERT OR REPLACE INTO objects VALUES (?, ?, ?, ?, ?)", (*key, rv, body))
+            cursor = self.db.execute("INSERT INTO history (rv, kind, type, body) VALUES (?, ?, ?, ?)",
+                                     (rv, ev.kind, ev.type, body))
+            if cursor.lastrowid % PRUNE_EVERY == 0:
+                self.db.execute("DELETE FROM history WHERE id <= ?", (cursor.lastrowid - HISTORY_KEEP,))
             self.db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)",
                                 (("revision", str(self._store.revision)), ("clock", repr(self._store.clock.now))))
             self.db.execute("COMMIT")

@@ -36,7 +36,7 @@ class Serve:
                "--kubeconfig", str(self.kubeconfig), "--port", "0", "--speed", str(speed), *extra]
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
         line = self.proc.stdout.readline()   # the first line says where it listens
-        m = re.search(r"listening on (https://127\.0\.0\.1:\d+)", line)
+        m = re.search(r"listening on (https?://127\.0\.0\.1:\d+)", line)
         if not m:
             self.stop()
             raise RuntimeError(f"drasim serve did not start: {line!r} {self.proc.stderr.read()[-2000:]}")
@@ -44,8 +44,8 @@ class Serve:
         import yaml
         config = yaml.safe_load(self.kubeconfig.read_text())
         self.token = next(u["user"]["token"] for u in config["users"] if u["name"] == "drasim")
-        ca = next(c["cluster"]["certificate-authority-data"] for c in config["clusters"] if c["name"] == "drasim")
-        self.ssl = ssl.create_default_context(cadata=base64.b64decode(ca).decode())
+        ca = next(c["cluster"].get("certificate-authority-data") for c in config["clusters"] if c["name"] == "drasim")
+        self.ssl = ssl.create_default_context(cadata=base64.b64decode(ca).decode()) if ca else None
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             try:

@@ -28,6 +28,9 @@ def rbac_server(tmp_path_factory):
     s = Serve(tmp, EXPLICIT / "cluster.yaml", extra=("--token-auth-file", str(tmp / "tokens.csv"),
                                                       "--authorization-mode", "RBAC"))
     try:
+        for ns in ("team-a", "team-p"):   # RBAC objects, like others, need their namespace
+            assert s.call("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                                         "metadata": {"name": ns}})[0] == 201
         yield s
     finally:
         s.stop()

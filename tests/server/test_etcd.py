@@ -50,33 +50,43 @@ def etcd_keys(url: str) -> set[str]:
     return {base64.b64decode(kv["key"]).decode() for kv in kvs}
 
 
-@pytest.fixture(scope="module")
-def etcd_server(tmp_path_factory):
-    data = tmp_path_factory.mktemp("etcd")
-    client, peer = free_port(), free_port()
+def start_etcd(data: Path, client: int | None = None, peer: int | None = None):
+    """An etcd on loopback ports keeping its data in `data`; (process, URL, log file, ports)."""
+    client, peer = client or free_port(), peer or free_port()
     url = f"http://127.0.0.1:{client}"
-    log = open(data / "etcd.log", "w")
+    log = open(data / "etcd.log", "a")
     proc = subprocess.Popen([ETCD, "--name", "drasim-test", "--data-dir", str(data / "member"),
                              "--listen-client-urls", url, "--advertise-client-urls", url,
                              "--listen-peer-urls", f"http://127.0.0.1:{peer}",
                              "--initial-advertise-peer-urls", f"http://127.0.0.1:{peer}",
                              "--initial-cluster", f"drasim-test=http://127.0.0.1:{peer}"],
                             stdout=subprocess.DEVNULL, stderr=log)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            gateway(url, "/v3/kv/range", {"key": b64("x")})
+            return proc, url, log, (client, peer)
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                log.close()
+                raise RuntimeError(f"etcd did not start: {(data / 'etcd.log').read_text()[-2000:]}")
+            time.sleep(0.1)
+
+
+def stop_etcd(proc, log) -> None:
+    proc.terminate()
+    proc.wait(timeout=10)
+    log.close()
+
+
+@pytest.fixture(scope="module")
+def etcd_server(tmp_path_factory):
+    proc, url, log, _ = start_etcd(tmp_path_factory.mktemp("etcd"))
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                gateway(url, "/v3/kv/range", {"key": b64("x")})
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"etcd did not start: {(data / 'etcd.log').read_text()[-2000:]}")
-                time.sleep(0.1)
         yield url
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-        log.close()
+        stop_etcd(proc, log)
 
 
 @pytest.fixture
@@ -219,3 +229,91 @@ def test_data_dir_and_etcd_servers_together_is_refused(tmp_path):
                              "--etcd-servers", "http://127.0.0.1:1", "--data-dir", str(tmp_path / "d")],
                             capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert result.returncode == 1 and "give one place to keep the cluster" in result.stderr
+
+
+def test_rbac_objects_are_kept_under_their_registry_keys(tmp_path, etcd):
+    role = {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role", "metadata": {"name": "reader"},
+            "rules": [{"apiGroups": [""], "resources": ["pods"], "verbs": ["get"]}]}
+    s = Serve(tmp_path, extra=("--etcd-servers", etcd))
+    try:
+        assert s.call("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                                     "metadata": {"name": "team-a"}})[0] == 201
+        code, created = s.call("POST", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/roles", role)
+        assert code == 201, created
+    finally:
+        s.stop()
+    stored, _ = etcd_get(etcd, "/registry/roles/team-a/reader")
+    assert stored["metadata"]["uid"] == created["metadata"]["uid"]
+    assert "/registry/clusterrolebindings/cluster-admin" in etcd_keys(etcd)
+    s = Serve(tmp_path, extra=("--etcd-servers", etcd))
+    try:
+        code, kept = s.call("GET", "/apis/rbac.authorization.k8s.io/v1/namespaces/team-a/roles/reader")
+        assert code == 200 and kept["metadata"]["resourceVersion"] == created["metadata"]["resourceVersion"]
+    finally:
+        s.stop()
+
+
+def test_a_watch_resumes_across_a_restart_from_etcd(tmp_path, etcd):
+    classes = "/apis/resource.k8s.io/v1/deviceclasses"
+    cls = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "a"}}
+    s = Serve(tmp_path, extra=("--etcd-servers", etcd))
+    try:
+        since = s.call("POST", classes, cls)[1]["metadata"]["resourceVersion"]
+        assert s.call("DELETE", classes + "/a")[0] == 200
+    finally:
+        s.stop()
+    assert any(k.startswith("/registry/drasim.io/events/") for k in etcd_keys(etcd))
+    s = Serve(tmp_path, extra=("--etcd-servers", etcd))
+    try:
+        s.call("POST", classes, dict(cls, metadata={"name": "b"}))
+        code, _, raw = s.raw("GET", f"{classes}?watch=1&resourceVersion={since}&timeoutSeconds=1")
+        events = [json.loads(line) for line in raw.splitlines() if line.strip()]
+        assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [("DELETED", "a"), ("ADDED", "b")]
+        code, _, raw = s.raw("GET", f"{classes}?watch=1&resourceVersion=1&timeoutSeconds=1")
+        assert json.loads(raw.splitlines()[0])["object"]["code"] == 410
+    finally:
+        s.stop()
+
+
+def test_the_kept_etcd_history_is_a_bounded_window(etcd, monkeypatch):
+    from drasim.store import sqlite as sqlite_journal
+    monkeypatch.setattr(sqlite_journal, "HISTORY_KEEP", 5)
+    monkeypatch.setattr(sqlite_journal, "PRUNE_EVERY", 2)
+    store = MemoryStore(Clock())
+    journal = EtcdJournal(etcd)
+    journal.dump(store)
+    journal.attach(store)
+    for i in range(12):
+        store.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": f"c{i}"}})
+    events, floor = EtcdJournal(etcd).history()
+    assert 5 <= len(events) <= 7 and floor == events[0][0] - 1
+    assert [e[3]["metadata"]["name"] for e in events] == [f"c{i}" for i in range(12 - len(events), 12)]
+    journal.close()
+
+
+def test_etcd_going_away_while_serving_is_500_with_nothing_applied(tmp_path):
+    data = tmp_path / "etcd"
+    data.mkdir()
+    proc, url, log, ports = start_etcd(data)
+    classes = "/apis/resource.k8s.io/v1/deviceclasses"
+    cls = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "before"}}
+    s = Serve(tmp_path, extra=("--etcd-servers", url))
+    try:
+        assert s.call("POST", classes, cls)[0] == 201
+        stop_etcd(proc, log)
+        code, status = s.call("POST", classes, dict(cls, metadata={"name": "during"}))
+        assert (code, status["reason"]) == (500, "InternalError")
+        assert status["message"].startswith(f"Internal error occurred: cannot reach etcd at {url}")
+        assert s.call("GET", classes + "/during")[0] == 404        # not applied in memory either
+        assert s.call("GET", classes + "/before")[0] == 200        # reads still served
+        proc, url, log, _ = start_etcd(data, *ports)               # back, with its data
+        assert s.call("POST", classes, dict(cls, metadata={"name": "after"}))[0] == 201
+    finally:
+        s.stop()
+    s = Serve(tmp_path, extra=("--etcd-servers", url))
+    try:
+        names = {c["metadata"]["name"] for c in s.call("GET", classes)[1]["items"]}
+        assert {"before", "after"} <= names and "during" not in names
+    finally:
+        s.stop()
+        stop_etcd(proc, log)
