@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from drasim.api.kinds import BY_KIND
+from drasim.api.kinds import STORED_KINDS as BY_KIND   # RBAC kinds too: a namespace takes its Roles with it
 from drasim.errors import InputError
 from drasim.store import DELETED, MemoryStore, WatchEvent, clone
 
