@@ -30,6 +30,7 @@ from drasim.metrics import Metrics
 from drasim.node.kubelet import Kubelets
 from drasim.scheduler.plugins.defaultpreemption import DefaultPreemption
 from drasim.scheduler.plugins.dynamicresources import DynamicResources
+from drasim.scheduler.plugins.gangscheduling import GangScheduling, group_key
 from drasim.scheduler.plugins.imagelocality import ImageLocality
 from drasim.scheduler.plugins import names
 from drasim.scheduler.plugins.registry import REGISTRY
@@ -70,6 +71,7 @@ class ControlPlane:
     def __init__(self, options: Options = Options()) -> None:
         self.options = options
         self.admitted: Counter[str] = Counter()   # objects through the write path, by kind
+        self.warnings: list[str] = []             # manifests skipped (e.g. an API its gate leaves unserved)
         self.clock = Clock(options.start)
         self.store = MemoryStore(self.clock, seed=options.seed)
         self.metrics = Metrics()
@@ -84,9 +86,11 @@ class ControlPlane:
                                     touch_node=lambda name: self.scheduler.cache.touch(name),
                                     touch_all=lambda: self.scheduler.cache.touch_all(),
                                     device_taint_rules=self._gate("DRADeviceTaintRules"))
+        self.gang: GangScheduling | None = None
         self.scheduler = Scheduler(self.store, self._default_profile_plugins(), seed=options.seed,
                                    event_interest=self._event_interest, metrics=self.metrics,
                                    filter_cache=options.filter_cache)
+        self.scheduler.gang = self.gang
         self._freed_by_pods = frozenset(p.name for p in self.scheduler.profile.plugins if p.name != DRA)
         self._aliases: dict[str, str | None] = {}
         self._alias_epoch = -1
@@ -147,6 +151,9 @@ class ControlPlane:
                     budgets=lambda: self.store.list("PodDisruptionBudget")))
             elif entry.simulated and entry.name in REGISTRY:
                 plugins.append(REGISTRY[entry.name](self, None))
+        if self._gate("GenericWorkload"):   # k8s: applyFeatureGates adds GangScheduling
+            self.gang = GangScheduling(self.store)
+            plugins.append(self.gang)
         return plugins
 
     def class_alias(self, class_name: str | None) -> str | None:
@@ -205,6 +212,13 @@ class ControlPlane:
         go only to the pods naming the claim (indexed), so the work per event does not
         grow with the number of pending pods.
         """
+        base = self._base_interest(ev, queue)
+        gang = self._gang_interest(ev) if self.gang is not None else None
+        if gang is None or base is None:
+            return base or gang
+        return Hint(pods=base.pods | gang.pods, plugins=base.plugins, gated=base.gated, everything=base.everything)
+
+    def _base_interest(self, ev: WatchEvent, queue: SchedulingQueue) -> Hint | None:
         kind = ev.kind
         if kind == "Node":
             return None if ev.type == DELETED else Hint(everything=True)
@@ -232,6 +246,18 @@ class ControlPlane:
             return Hint(plugins=frozenset((DRA, FIT)), gated=True)
         return None
 
+    def _gang_interest(self, ev: WatchEvent) -> Hint | None:
+        """k8s: GangScheduling EventsToRegister — a pod of the group added, the PodGroup added or
+        changed: its members held at PreEnqueue may now pass."""
+        if ev.kind == "PodGroup" and ev.type != DELETED:
+            md = ev.obj["metadata"]
+            return Hint(pods=self.gang.member_uids((md.get("namespace") or "", md["name"])))
+        if ev.kind == "Pod" and ev.type == ADDED:
+            key = group_key(ev.obj)
+            if key is not None:
+                return Hint(pods=self.gang.member_uids(key))
+        return None
+
     # -- phases -------------------------------------------------------------------
     def apply(self, documents: Iterable[Document]) -> list[dict]:
         """Admit one phase: every object is checked first; then each is created or updated."""
@@ -245,6 +271,11 @@ class ControlPlane:
         pending_namespaces = [d.obj for d in documents if d.kind is kinds.NAMESPACE]
         for doc in documents:
             if doc.kind is kinds.PHASE_OPERATIONS:
+                continue
+            unserved = self.unserved(doc.kind)
+            if unserved:   # a manifest for a gated-off API: skipped, as the loader skips unsimulated kinds
+                name = (doc.obj.get("metadata") or {}).get("name") if isinstance(doc.obj.get("metadata"), dict) else ""
+                self.warnings.append(f"{doc.source}: skipped {doc.kind.kind} {name!s}: {unserved}")
                 continue
             # The body is decoded before anything reads it (a namespace of 0 is a type error).
             body = admission.decode_body(doc.kind, doc.obj, doc.source)
@@ -387,9 +418,19 @@ class ControlPlane:
         admission.admit(self.store, self.er_cache, kind, obj, "")
         return self.store.create(obj, copy=False)
 
+    def unserved(self, kind: kinds.Kind) -> str | None:
+        """Why the API server would not serve this kind with the run's gates (None: it is served)."""
+        gate = kinds.GATED_KINDS.get(kind.kind)
+        if gate is None or self._gate(gate):
+            return None
+        return f"{kind.api_version} {kind.plural} is served only with the {gate} feature gate on"
+
     def _prepare(self, kind: kinds.Kind, obj: dict, old: dict | None, source: str, pending: list[dict] = (),
                  decoded: bool = False) -> dict:
         """admission.prepare, counted per kind (`admitted`: what went through the whole write path)."""
+        unserved = self.unserved(kind)
+        if unserved:
+            raise ManifestError(f"{source}: the server could not find the requested resource ({unserved})")
         prepared = admission.prepare(self.store, kind, obj, old, source, pending, self.options.gates,
                                      decoded=decoded)
         self.admitted[kind.kind] += 1

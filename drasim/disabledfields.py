@@ -169,7 +169,19 @@ CLAIM_RULES: tuple[Rule, ...] = (
     (("DRADeviceCompatibilityGroups",), _claim_groups_used, _drop_claim_groups),
 )
 
-RULES = {"ResourceSlice": SLICE_RULES, "ResourceClaim": CLAIM_RULES}
+# --- Pod: spec.schedulingGroup (k8s: pkg/api/pod dropDisabledFields, GenericWorkload) ---------------
+
+def _group_used(p):
+    return bool(_spec(p).get("schedulingGroup"))
+
+
+def _drop_group(p):
+    _spec(p).pop("schedulingGroup", None)
+
+
+POD_RULES: tuple[Rule, ...] = ((("GenericWorkload",), _group_used, _drop_group),)
+
+RULES = {"ResourceSlice": SLICE_RULES, "ResourceClaim": CLAIM_RULES, "Pod": POD_RULES}
 
 
 def drop_disabled_fields(kind: str, obj: dict, old: dict | None, gates: Mapping[str, bool]) -> None:

@@ -15,7 +15,7 @@ from drasim.api.quantity import Quantity, parse_quantity
 def counter_value(counter: dict) -> int | Fraction:
     """A counter's value, as an int when it is whole (counter sums and comparisons then stay
     in fast int arithmetic; Fraction only for milli-unit values)."""
-    value = parse_quantity(counter.get("value", "0")).value
+    value = parse_quantity(counter.get("value") or "0").value   # Go: null or absent is the zero Quantity
     return value.numerator if value.denominator == 1 else value
 
 
@@ -25,7 +25,7 @@ class CapacityRec:
     __slots__ = ("value", "policy", "default", "valid_values", "has_range", "range_min", "range_max", "range_step")
 
     def __init__(self, raw: dict) -> None:
-        self.value: Quantity = parse_quantity(raw.get("value", "0"))
+        self.value: Quantity = parse_quantity(raw.get("value") or "0")   # Go: null or absent is the zero Quantity
         policy = raw.get("requestPolicy")
         self.policy = policy is not None
         policy = policy or {}

@@ -64,11 +64,18 @@ RESOURCE_CLAIM_TEMPLATE = Kind(RESOURCE_GROUP, "v1", "ResourceClaimTemplate", "r
                                namespaced=True, has_status=False)
 DEVICE_TAINT_RULE = Kind(RESOURCE_GROUP, "v1", "DeviceTaintRule", "devicetaintrules", namespaced=False)
 
+## scheduling.k8s.io/v1beta1 (GenericWorkload, beta in v1.37, off by default): gang scheduling
+SCHEDULING_GROUP = "scheduling.k8s.io"
+POD_GROUP = Kind(SCHEDULING_GROUP, "v1beta1", "PodGroup", "podgroups", namespaced=True)
+WORKLOAD = Kind(SCHEDULING_GROUP, "v1beta1", "Workload", "workloads", namespaced=True, has_status=False)
+
 ALL_KINDS: tuple[Kind, ...] = (
     NAMESPACE, NODE, POD, RESOURCE_QUOTA, EVENT,
     DEVICE_CLASS, RESOURCE_SLICE, RESOURCE_CLAIM, RESOURCE_CLAIM_TEMPLATE, DEVICE_TAINT_RULE,
-    DEPLOYMENT, REPLICA_SET, STATEFUL_SET, DAEMON_SET, JOB, POD_DISRUPTION_BUDGET,
+    DEPLOYMENT, REPLICA_SET, STATEFUL_SET, DAEMON_SET, JOB, POD_DISRUPTION_BUDGET, WORKLOAD, POD_GROUP,
 )
+# Kinds served only while a feature gate is on (k8s: the group's REST storage checks the gate).
+GATED_KINDS: dict[str, str] = {"PodGroup": "GenericWorkload", "Workload": "GenericWorkload"}
 BY_KIND: dict[str, Kind] = {k.kind: k for k in ALL_KINDS}
 BY_API: dict[tuple[str, str], Kind] = {(k.api_version, k.kind): k for k in ALL_KINDS}
 
@@ -96,7 +103,7 @@ INPUT_KINDS: tuple[Kind, ...] = tuple(k for k in ALL_KINDS if k is not EVENT)
 OUTPUT_ORDER: tuple[Kind, ...] = (
     NAMESPACE, NODE, DEVICE_CLASS, RESOURCE_SLICE, DEVICE_TAINT_RULE,
     RESOURCE_CLAIM_TEMPLATE, RESOURCE_CLAIM, DEPLOYMENT, REPLICA_SET, STATEFUL_SET, DAEMON_SET, JOB,
-    POD_DISRUPTION_BUDGET, POD, RESOURCE_QUOTA,
+    POD_DISRUPTION_BUDGET, WORKLOAD, POD_GROUP, POD, RESOURCE_QUOTA,
 )
 
 # Kinds with a scale subresource (`kubectl scale`; a phase's `scale:` operation): spec.replicas.

@@ -247,7 +247,7 @@ def simulate(args: argparse.Namespace) -> int:
             print(f"warning: {note}", file=sys.stderr)
         sim = Simulation(args.options)
         failure = sim.run(list(zip(args.phases, phases)), say)
-    for note in sim.cp.kubelets.warnings:   # e.g. a drasim.io/run-for annotation that is no duration
+    for note in [*sim.cp.warnings, *sim.cp.kubelets.warnings]:   # e.g. a drasim.io/run-for annotation that is no duration
         print(f"warning: {note}", file=sys.stderr)
     tables = args.output in ("table", "wide")
     if failure is not None:

@@ -128,7 +128,7 @@ class _Slices:
                 self.devices[(driver, pool, device.get("name", ""))] = device
             for cs in spec.get("sharedCounters") or ():
                 self.counters[(driver, pool, cs.get("name", ""))] = {
-                    k: Fraction(parse_quantity(str(v.get("value"))).value)
+                    k: Fraction(parse_quantity(str(v.get("value") or "0")).value)
                     for k, v in (cs.get("counters") or {}).items() if isinstance(v, dict)}
 
     def share(self, driver: str, pool: str, device: dict, consumed: dict | None) -> tuple[str, float]:
@@ -139,7 +139,7 @@ class _Slices:
                 for name, value in (use.get("counters") or {}).items():
                     total = totals.get(name)
                     if total:
-                        fractions.append(Fraction(parse_quantity(str(value.get("value"))).value) / total)
+                        fractions.append(Fraction(parse_quantity(str(value.get("value") or "0")).value) / total)
             return PARTITION, float(max(fractions, default=Fraction(1)))
         if device.get("allowMultipleAllocations"):
             fractions = []

@@ -188,6 +188,19 @@ class SchedulingQueue:
                 return info
         return None
 
+    def pop_specific(self, uid: str) -> QueuedPod | None:
+        """k8s: PopSpecificPod — take a pod waiting in activeQ, backoffQ or the unschedulable pool (not
+        one held at PreEnqueue) for the pod group cycle that schedules its group."""
+        info = self._pods.get(uid)
+        if info is None or info.gated:
+            return None
+        self._in_active.discard(uid)   # its heap entry is skipped by pop()
+        self._backoff.discard(uid)
+        self._leave_unschedulable(uid)
+        info.attempts += 1
+        info.last_attempt = self.clock.now
+        return info
+
     def mark_unschedulable(self, info: QueuedPod, plugins: Iterable[str], gated: bool = False,
                            gated_by: tuple[str, str] | None = None) -> None:
         if info.uid not in self._pods:

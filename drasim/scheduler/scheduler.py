@@ -68,6 +68,7 @@ class Profile:
 
 
 _FILTERS_KEY = "drasim/filters"
+SKIP_POST_FILTER = "drasim/skip-post-filter"   # a pod group cycle: no preemption, no deallocation
 
 
 class _PreFilterRejected(Exception):
@@ -111,6 +112,7 @@ class Scheduler:
         # inter-pod affinity): such pods are scheduled without the verdict cache.
         self._global_plugins = [p for p in self.profile.plugins if hasattr(p, "depends_on_other_pods")]
         self.resource_alias: Callable[[str], str | None] | None = None   # see ControlPlane.resource_alias
+        self.gang = None   # the GangScheduling plugin when GenericWorkload is on (drasim/scheduler/podgroupcycle.py)
         store.subscribe(self._on_event)
 
     # -- informer handlers ------------------------------------------------------
@@ -209,6 +211,10 @@ class Scheduler:
                 self.queue.mark_unschedulable(info, {plugin.name}, gated=True,
                                               gated_by=(plugin.name, status.message()))
                 return
+        if self.gang is not None and self.gang.min_count(pod) is not None:
+            from drasim.scheduler.podgroupcycle import schedule_pod_group
+            schedule_pod_group(self, info)
+            return
         state = CycleState()
         try:
             node_name = self._schedule_pod(state, pod)
@@ -277,7 +283,7 @@ class Scheduler:
         message = fit_error_message(len(nodes), diagnosis)
         plugins = set(diagnosis.unschedulable_plugins)
         status = Status(Code.UNSCHEDULABLE, (message,))
-        post = self._run_post_filter(state, pod, diagnosis)
+        post = "" if state.get(SKIP_POST_FILTER) else self._run_post_filter(state, pod, diagnosis)
         if post:
             diagnosis.post_filter_msg = post
             message = fit_error_message(len(nodes), diagnosis)

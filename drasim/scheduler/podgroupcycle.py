@@ -1,0 +1,139 @@
+"""The pod group scheduling cycle: a gang's pending pods placed together, or none of them.
+
+k8s: pkg/scheduler/schedule_one_podgroup.go (podGroupInfoForPod, podGroupSchedulingDefaultAlgorithm,
+podGroupPodSchedulingAlgorithm, submitPodGroupAlgorithmResult, updatePodGroupCondition) with the
+GangScheduling Permit rule (drasim/scheduler/plugins/gangscheduling.py).
+
+1. The popped pod brings its group's other pending pods out of the queue (not those held at
+   PreEnqueue), sorted by priority, then by when they were first queued.
+2. Each pod in turn is filtered, scored, assumed and reserved, so the next one sees it in place (its
+   devices included). A pod that fits nowhere is skipped; the group may still succeed.
+3. Permit: the group succeeds once minCount of its pods are scheduled — placed in this cycle or
+   already bound (a member that is deleted or evicted later does not undo that: the guarantee is
+   for the initial placement).
+4. Success: every placed pod is bound (PreBind writes its claims), the others stay Pending with their
+   own reasons. Failure: every reservation is undone — no devices are held, no claim is written —
+   the placed pods stay Pending with "waiting for minCount pods from a gang to be scheduled", the
+   others with their own reasons.
+5. The PodGroup gets condition PodGroupInitiallyScheduled (True/Scheduled, or False/Unschedulable;
+   True is never taken back).
+
+Not modelled: PostFilter in the group cycle (no preemption or claim deallocation for gang pods —
+v1.37's workload-aware preemption is behind its own gate), the Permit wait of the pod-by-pod path (the
+group cycle decides in one pass), placements of TopologyAwareWorkloadScheduling (alpha).
+"""
+from __future__ import annotations
+
+from drasim.scheduler.framework import Code, CycleState, Status
+from drasim.scheduler.plugins.gangscheduling import WAITING_FOR_SCHEDULED, gang_min_count, group_key
+from drasim.scheduler.queue import QueuedPod
+
+CONDITION = "PodGroupInitiallyScheduled"   # k8s: scheduling/v1beta1 PodGroupInitiallyScheduled
+
+
+def _pending_members(sched, first: QueuedPod, key) -> list[QueuedPod]:
+    infos = [first]
+    for pod in sched.gang.members(key):
+        uid = pod["metadata"]["uid"]
+        if uid == first.uid or (pod.get("spec") or {}).get("nodeName"):
+            continue
+        info = sched.queue.pop_specific(uid)
+        if info is not None:
+            infos.append(info)
+    # k8s: by priority, then InitialAttemptTimestamp
+    return sorted(infos, key=lambda i: (-i.priority, i.timestamp, i.key))
+
+
+def schedule_pod_group(sched, first: QueuedPod) -> None:
+    from drasim.scheduler.scheduler import SKIP_POST_FILTER, SchedulingFailure
+
+    key = group_key(first.pod)
+    group = sched.store.get("PodGroup", *key)
+    need = gang_min_count(group) or 1
+    bound_already = sum(1 for p in sched.gang.members(key) if (p.get("spec") or {}).get("nodeName"))
+    placed: list[tuple[QueuedPod, dict, CycleState, str, list]] = []
+    failed: list[tuple[QueuedPod, dict, SchedulingFailure]] = []
+    for info in _pending_members(sched, first, key):
+        md = info.pod["metadata"]
+        pod = sched.store.get("Pod", md.get("namespace"), md["name"])
+        if pod is None or pod["metadata"]["uid"] != info.uid or pod["spec"].get("nodeName") \
+                or pod["metadata"].get("deletionTimestamp"):
+            sched.queue.remove(info.uid)
+            continue
+        info.pod = pod
+        state = CycleState()
+        state[SKIP_POST_FILTER] = True
+        sched.attempts += 1
+        try:
+            node_name = sched._schedule_pod(state, pod)
+        except SchedulingFailure as failure:
+            failed.append((info, pod, failure))
+            continue
+        sched.cache.add_pod(pod, node_name)   # assume: the next pods see it
+        reserved, refusal = [], None
+        for plugin in sched.profile.reserve:
+            reserved.append(plugin)
+            status = plugin.reserve(state, pod, node_name)
+            if status is not None:
+                refusal = SchedulingFailure(status, status.message(), {plugin.name})
+                break
+        if refusal is not None:
+            sched._unwind(reserved, state, pod, node_name)
+            failed.append((info, pod, refusal))
+            continue
+        placed.append((info, pod, state, node_name, reserved))
+    feasible = bound_already + len(placed) >= need
+    if not feasible:   # undo every reservation, most recent first
+        for info, pod, state, node_name, reserved in reversed(placed):
+            sched._unwind(reserved, state, pod, node_name)
+    for info, pod, state, node_name, reserved in placed:
+        if feasible:
+            _bind(sched, info, state, pod, node_name, reserved)
+        else:
+            sched._count_attempt("unschedulable")
+            status = Status(Code.UNSCHEDULABLE, (WAITING_FOR_SCHEDULED,))
+            sched._handle_failure(info, pod, SchedulingFailure(status, WAITING_FOR_SCHEDULED, set()))
+    for info, pod, failure in failed:
+        sched._count_attempt("error" if failure.status.code == Code.ERROR else "unschedulable")
+        sched._handle_failure(info, pod, failure)
+    if group is not None and (placed or failed):
+        # k8s: the group status's message (errPodGroupUnschedulable on failure)
+        _set_condition(sched, group, feasible, "" if feasible else "pod group is unschedulable")
+
+
+def _bind(sched, info: QueuedPod, state: CycleState, pod: dict, node_name: str, reserved: list) -> None:
+    from drasim.scheduler.scheduler import SchedulingFailure
+
+    for plugin in sched.profile.pre_bind:
+        status = plugin.pre_bind(state, pod, node_name)
+        if status is not None:
+            sched._unwind(reserved, state, pod, node_name)
+            msg = f'running PreBind plugin "{plugin.name}": {status.message()}'
+            sched._handle_failure(info, pod, SchedulingFailure(Status(Code.ERROR, (msg,)), msg, {plugin.name}))
+            return
+    sched._bind(pod, node_name)
+    sched.queue.done(info.uid)
+    sched._count_attempt("scheduled")
+
+
+def _set_condition(sched, group: dict, scheduled: bool, message: str) -> None:
+    """k8s: updatePodGroupCondition — never regress from True; observedGeneration of the group."""
+    status = dict(group.get("status") or {})
+    conditions = [dict(c) for c in status.get("conditions") or ()]
+    existing = next((c for c in conditions if c.get("type") == CONDITION), None)
+    if existing is not None and existing.get("status") == "True" and not scheduled:
+        return
+    new = {"type": CONDITION, "status": "True" if scheduled else "False",
+           "reason": "Scheduled" if scheduled else "Unschedulable", "message": message,
+           "observedGeneration": group["metadata"].get("generation") or 1,
+           "lastTransitionTime": sched.clock.timestamp()}
+    if existing is not None:
+        if all(existing.get(k) == new[k] for k in ("status", "reason", "message")):
+            return
+        if existing.get("status") == new["status"]:
+            new["lastTransitionTime"] = existing.get("lastTransitionTime")
+        conditions[conditions.index(existing)] = new
+    else:
+        conditions.append(new)
+    status["conditions"] = conditions
+    sched.store.update_status(dict(group, status=status))
