@@ -19,7 +19,7 @@ from multidict import CIMultiDict
 from drasim.errors import InputError
 from drasim.api import kinds
 from drasim.auth.tokens import ADMIN_USER, MASTERS, User, new_token
-from drasim.server import discovery, drastatus, fieldvalidation, openapi, protowire, rbacobjects, tables
+from drasim.server import discovery, drastatus, fieldvalidation, openapi, protobody, protowire, rbacobjects, tables
 from drasim.server import status as st
 from drasim.server.resources import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, Resources, Target
 from drasim.server.runtime import LiveControlPlane
@@ -179,9 +179,18 @@ class Server:
             raise st.too_large(MAX_BODY)
         return raw
 
-    async def _decoded(self, request: web.Request, kind_name: str):
+    async def _decoded(self, request: web.Request, kind) -> object:
+        """The body as JSON-shaped data: JSON, YAML or Kubernetes protobuf (kubectl's typed
+        clients: `kubectl create namespace|quota|deployment|job|role ...`, `auth can-i`).
+        A protobuf envelope without apiVersion or kind takes the URL's (copyKindDefaults)."""
         raw = await self._body(request)
         ctype = request.headers.get("Content-Type", JSON).split(";")[0].strip() or JSON
+        if ctype == protowire.PROTOBUF:
+            try:
+                return protobody.decode(raw, kind.api_version, kind.kind)
+            except protowire.ProtoError as e:
+                # k8s: handlers/rest.go transformDecodeError → BadRequest with the decoder's error
+                raise st.bad_request(f"the object provided is unrecognized: {e}") from None
         try:
             if ctype in ("application/yaml", "application/x-yaml", "text/yaml"):
                 return yaml.safe_load(raw.decode("utf-8") or "null")
@@ -215,7 +224,7 @@ class Server:
             if method == "POST":
                 if t.kind.namespaced and t.namespace is None:
                     raise st.method_not_allowed(method)
-                code, obj = res.create(t, await self._decoded(request, t.kind.kind), dry_run=q.get("dryRun") == "All",
+                code, obj = res.create(t, await self._decoded(request, t.kind), dry_run=q.get("dryRun") == "All",
                                        validation=fieldvalidation.mode(q))
                 return _json(obj, code, warnings=res.warnings)
             if method == "DELETE":
@@ -225,13 +234,13 @@ class Server:
         if t.subresource in ("eviction", "binding"):
             if method != "POST":
                 raise st.method_not_allowed(method)
-            body = await self._decoded(request, t.kind.kind)
+            body = await self._decoded(request, t.kind)
             code, obj = res.evict(t, body) if t.subresource == "eviction" else res.bind(t, body)
             return _json(obj, code)
         if method == "GET":
             return _json(self._render(t, res.get(t), accept, q))
         if method == "PUT":
-            code, obj = res.update(t, await self._decoded(request, t.kind.kind), validation=fieldvalidation.mode(q))
+            code, obj = res.update(t, await self._decoded(request, t.kind), validation=fieldvalidation.mode(q))
             return _json(obj, code, warnings=res.warnings)
         if method == "PATCH":
             ctype = request.headers.get("Content-Type", "").split(";")[0].strip()
@@ -248,18 +257,6 @@ class Server:
             code, obj = res.delete(t, options if isinstance(options, dict) else None)
             return _json(obj, code)
         raise st.method_not_allowed(method)
-
-    async def _rbac_body(self, request: web.Request, kind) -> dict:
-        """JSON or YAML, or the protobuf kubectl's typed client sends for these built-in kinds."""
-        if request.headers.get("Content-Type", "").split(";")[0].strip() != protowire.PROTOBUF:
-            return await self._decoded(request, kind.kind)
-        raw = await self._body(request)
-        try:
-            if kind is rbacobjects.SSAR:
-                return protowire.self_subject_access_review(raw)
-            return protowire.rbac_object(raw, kind.kind)
-        except (protowire.ProtoError, UnicodeDecodeError) as e:
-            raise st.bad_request(f"the object provided is unrecognized: {e}") from None
 
     async def _rbac_patched(self, request: web.Request, kind, namespace, name) -> dict:
         from drasim.server import patch as patches
@@ -299,21 +296,21 @@ class Server:
         if kind is rbacobjects.SSAR:
             if method != "POST" or name is not None:
                 raise st.method_not_allowed(method)
-            return _json(store.access_review(self.security.decide, user, await self._rbac_body(request, kind)), 201)
+            return _json(store.access_review(self.security.decide, user, await self._decoded(request, kind)), 201)
         if name is None:
             if method == "GET":
                 return _json(store.list(kind, namespace))
             if method == "POST":
                 if kind.namespaced and namespace is None:
                     raise st.method_not_allowed(method)
-                return _json(store.create(kind, namespace, await self._rbac_body(request, kind)), 201)
+                return _json(store.create(kind, namespace, await self._decoded(request, kind)), 201)
             raise st.method_not_allowed(method)
         if kind.namespaced and namespace is None:
             raise st.path_not_found()
         if method == "GET":
             return _json(store.get(kind, namespace, name))
         if method == "PUT":
-            return _json(store.update(kind, namespace, name, await self._rbac_body(request, kind)))
+            return _json(store.update(kind, namespace, name, await self._decoded(request, kind)))
         if method == "PATCH" and kind is not rbacobjects.SSAR:   # kubectl apply of an existing object
             return _json(store.update(kind, namespace, name, await self._rbac_patched(request, kind, namespace, name)))
         if method == "DELETE":
