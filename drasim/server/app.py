@@ -21,6 +21,7 @@ from drasim.api import kinds
 from drasim.auth.tokens import ADMIN_USER, MASTERS, User, new_token
 from drasim.server import discovery, drastatus, fieldvalidation, openapi, protobody, protowire, rbacobjects, tables
 from drasim.server import status as st
+from drasim.server.encoded import EncodedObjects
 from drasim.server.resources import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, Resources, Target
 from drasim.server.runtime import LiveControlPlane
 from drasim.server.security import Security
@@ -38,13 +39,17 @@ JSON = "application/json"
 REQUEST_ATTRIBUTES: contextvars.ContextVar = contextvars.ContextVar("request_attributes")
 
 
-def _json(body, code: int = 200, content_type: str = JSON, warnings: list[str] = ()) -> web.Response:
-    if isinstance(body, dict) and body.get("kind") in OBJECT_KINDS:
-        body = outgoing(body)
+def _response(data: bytes, code: int = 200, content_type: str = JSON, warnings: list[str] = ()) -> web.Response:
     headers = CIMultiDict({"Content-Type": content_type})
     for text in warnings:   # k8s: warning.AddWarning → `Warning: 299 - "<text>"`
         headers.add("Warning", "299 - " + json.dumps(text))
-    return web.Response(body=json.dumps(body, separators=(",", ":")).encode(), status=code, headers=headers)
+    return web.Response(body=data, status=code, headers=headers)
+
+
+def _json(body, code: int = 200, content_type: str = JSON, warnings: list[str] = ()) -> web.Response:
+    if isinstance(body, dict) and body.get("kind") in OBJECT_KINDS:
+        body = outgoing(body)
+    return _response(json.dumps(body, separators=(",", ":")).encode(), code, content_type, warnings)
 
 
 def _error(e: st.ApiError) -> web.Response:
@@ -67,12 +72,19 @@ class Server:
         self.hub = hub
         self.address = address
         self.resources = Resources(self.cp, on_write=live.poke, status_check=self._status_check)
+        self.encoded = EncodedObjects()
         self.requests = 0
 
     def app(self) -> web.Application:
         app = web.Application(client_max_size=MAX_BODY + 1)
         app.router.add_route("*", "/{tail:.*}", self.dispatch)
         return app
+
+    def low_level(self) -> web.Server:
+        """What `drasim serve` runs: aiohttp's low-level server calling dispatch directly. The
+        one catch-all route of app() costs a router lookup per request (about 10% of a GET's
+        server time in the profile of benchmarks/serve_api.py) and routes nothing."""
+        return web.Server(self.dispatch, access_log=None)
 
     async def dispatch(self, request: web.Request) -> web.StreamResponse:
         self.requests += 1
@@ -201,11 +213,18 @@ class Server:
             # k8s: transformDecodeError → BadRequest
             raise st.bad_request(f"couldn't get version/kind; json parse error: {str(e).splitlines()[0]}") from None
 
-    def _render(self, t: Target, obj: dict, accept: str, query) -> dict:
+    def _object(self, obj: dict, code: int = 200, warnings: list[str] = ()) -> web.Response:
+        """A stored object's response, its JSON encoded once per resourceVersion (encoded.py)."""
+        if obj.get("kind") not in OBJECT_KINDS:
+            return _json(obj, code, warnings=warnings)
+        return _response(self.encoded.encode(obj), code, warnings=warnings)
+
+    def _render(self, t: Target, obj: dict, accept: str, query) -> web.Response:
         if tables.wants_table(accept):
-            return tables.table(t.kind.kind, [obj], self.cp.clock.now, include=query.get("includeObject", "Metadata"),
-                                resource_version=obj["metadata"].get("resourceVersion", ""))
-        return obj
+            return _json(tables.table(t.kind.kind, [obj], self.cp.clock.now,
+                                      include=query.get("includeObject", "Metadata"),
+                                      resource_version=obj["metadata"].get("resourceVersion", "")))
+        return self._object(obj)
 
     async def _serve(self, request: web.Request, t: Target, method: str, accept: str) -> web.StreamResponse:
         q = request.query
@@ -220,13 +239,13 @@ class Server:
                                               include=q.get("includeObject", "Metadata"),
                                               resource_version=md["resourceVersion"],
                                               continue_token=md.get("continue", "")))
-                return _json(res.list_body(t, items, md))
+                return _response(self.encoded.list_body(f"{t.kind.kind}List", t.kind.api_version, md, items))
             if method == "POST":
                 if t.kind.namespaced and t.namespace is None:
                     raise st.method_not_allowed(method)
                 code, obj = res.create(t, await self._decoded(request, t.kind), dry_run=q.get("dryRun") == "All",
                                        validation=fieldvalidation.mode(q))
-                return _json(obj, code, warnings=res.warnings)
+                return self._object(obj, code, warnings=res.warnings)
             if method == "DELETE":
                 code, obj = res.delete_collection(t, q)
                 return _json(obj, code)
@@ -238,16 +257,16 @@ class Server:
             code, obj = res.evict(t, body) if t.subresource == "eviction" else res.bind(t, body)
             return _json(obj, code)
         if method == "GET":
-            return _json(self._render(t, res.get(t), accept, q))
+            return self._render(t, res.get(t), accept, q)
         if method == "PUT":
             code, obj = res.update(t, await self._decoded(request, t.kind), validation=fieldvalidation.mode(q))
-            return _json(obj, code, warnings=res.warnings)
+            return self._object(obj, code, warnings=res.warnings)
         if method == "PATCH":
             ctype = request.headers.get("Content-Type", "").split(";")[0].strip()
             if ctype not in (JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, APPLY_PATCH):
                 raise st.unsupported_media_type(ctype)
             code, obj = res.patch(t, ctype, await self._body(request), validation=fieldvalidation.mode(q))
-            return _json(obj, code, warnings=res.warnings)
+            return self._object(obj, code, warnings=res.warnings)
         if method == "DELETE":
             raw = await self._body(request)
             try:
