@@ -256,6 +256,15 @@ class Server:
             body = await self._decoded(request, t.kind)
             code, obj = res.evict(t, body) if t.subresource == "eviction" else res.bind(t, body)
             return _json(obj, code)
+        if t.subresource == "scale":
+            if method == "GET":
+                return _json(res.get_scale(t))
+            if method == "PUT":
+                return _json(res.write_scale(t, await self._decoded(request, t.kind))[1])
+            if method == "PATCH":
+                ctype = request.headers.get("Content-Type", "").split(";")[0].strip()
+                return _json(res.write_scale(t, content_type=ctype, raw=await self._body(request))[1])
+            raise st.method_not_allowed(method)
         if method == "GET":
             return self._render(t, res.get(t), accept, q)
         if method == "PUT":

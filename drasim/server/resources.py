@@ -15,6 +15,7 @@ from drasim.api.kinds import Kind
 from drasim.controlplane import ControlPlane
 from drasim.errors import InputError
 from drasim.server import patch as patches
+from drasim.server import scale
 from drasim.server.fieldvalidation import drop_unknown
 from drasim.server import status as st
 from drasim.server.serialize import outgoing
@@ -226,6 +227,21 @@ class Resources:
         if deleted:
             self.on_write()
         return 200, self.list_body(t, deleted, {"resourceVersion": str(self.cp.store.revision)})
+
+    # -- scale (Deployments, ReplicaSets, StatefulSets) -----------------------------------------
+    def get_scale(self, t: Target) -> dict:
+        return scale.scale_of(self.get(t))
+
+    def write_scale(self, t: Target, body=None, content_type: str | None = None, raw: bytes = b"") -> tuple[int, dict]:
+        """PUT (body) or PATCH (content_type, raw) of the Scale; the parent takes spec.replicas."""
+        parent = self.get(t)
+        if content_type is not None:
+            body = scale.patched_scale(scale.scale_of(parent), content_type, raw)
+        replicas = scale.replicas_from(parent, body, t.kind)
+        new = clone(parent)
+        new["spec"]["replicas"] = replicas
+        stored = self._store_update(Target(t.kind, t.namespace, t.name, None), new, parent)
+        return 200, scale.scale_of(stored)
 
     # -- pods subresources --------------------------------------------------------------------
     def evict(self, t: Target, body) -> tuple[int, dict]:
