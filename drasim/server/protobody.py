@@ -161,8 +161,12 @@ def _message(data: bytes, message: str, path: str, depth: int):
         here = f"{path}.{f.name}" if path else f.name
         if f.map_value is not None:
             value = {}
-            for i, entry in enumerate(_bytes({0: [e]}, 0, here) for e in entries or ()):
-                e = w.read(entry)
+            for occurrence in entries or ():   # each entry is a message {key 1, value 2}
+                raw = _bytes({0: [occurrence]}, 0, here)
+                try:
+                    e = w.read(raw)
+                except w.ProtoError as err:
+                    raise w.ProtoError(f"{here}: {err}") from None
                 key = _value(e.get(1, ()), f.type, here, depth)
                 item = _value(e.get(2, ()), f.map_value, f"{here}[{key}]", depth)
                 value[key or ""] = _zero(f.map_value, depth) if item is None else item

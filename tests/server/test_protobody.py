@@ -84,6 +84,8 @@ BAD = [
     (b"k8s\x00" + ld(1, ld(1, b"v1") + ld(2, b"Pod")) + ld(2, ld(2, ld(2, b"\x12"))),
      "spec.containers[0]: unexpected EOF"),
     (b"k8s\x00" + ld(2, b"\x0b"), "illegal wireType 3"),
+    (b"k8s\x00" + ld(2, ld(1, ld(11, b"\x0a\x05ab"))), "metadata.labels: unexpected EOF"),
+    (b"k8s\x00" + ld(2, ld(1, tag(11, 0) + b"\x01")), "proto: wrong wireType = 0 for field metadata.labels"),
     (b"k8s\x00" + ld(3, b"gzip") + ld(2, b""), "unsupported content encoding 'gzip'"),
     (b"k8s\x00" + ld(4, b"application/json") + ld(2, b""),
      "unsupported content type 'application/json' inside the protobuf envelope"),
