@@ -21,6 +21,7 @@ from drasim.server import status as st
 from drasim.server.serialize import outgoing
 from drasim.server.selectors import matches, parse_field_selector, parse_label_selector
 from drasim.store import clone
+from drasim.store.memory import already_exists
 
 JSON_PATCH = "application/json-patch+json"
 MERGE_PATCH = "application/merge-patch+json"
@@ -28,6 +29,8 @@ STRATEGIC_PATCH = "application/strategic-merge-patch+json"
 APPLY_PATCH = "application/apply-patch+yaml"
 # k8s: pods return the deleted object (ReturnDeletedObject); other kinds a Success Status.
 RETURNS_DELETED = frozenset({"Pod"})
+# The kinds MemoryStore.create gives no metadata.generation (drasim/store/memory.py).
+NO_GENERATION = frozenset({"Pod", "Node", "Namespace", "Event", "ResourceQuota"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,12 +134,24 @@ class Resources:
                 from drasim import admission
                 obj = admission.prepare(self.cp.store, t.kind, obj, None, "", features=self.cp.options.features)
                 admission.admit(self.cp.store, self.cp.er_cache, t.kind, obj, "")
-                return 201, obj
+                return 201, self._dry_run_created(t, obj)
             stored = self.cp.create(obj)
         except InputError as e:
             raise st.from_drasim(e, t.kind) from None
         self.on_write()
         return 201, stored
+
+    def _dry_run_created(self, t: Target, obj: dict) -> dict:
+        """k8s: registry/generic/registry/dryrun.go — a dry-run create still meets the storage's
+        AlreadyExists and gets what BeforeCreate / PrepareForCreate set (creationTimestamp,
+        generation; name and uid came from admission.prepare), but no resourceVersion."""
+        md = obj["metadata"]
+        if self.cp.store.get(t.kind.kind, t.namespace, md["name"]) is not None:
+            raise st.from_drasim(already_exists(t.kind, md["name"]), t.kind)
+        md.setdefault("creationTimestamp", self.cp.clock.timestamp())
+        if t.kind.kind not in NO_GENERATION:
+            md.setdefault("generation", 1)
+        return obj
 
     def update(self, t: Target, body, validation: str = "Strict") -> tuple[int, dict]:
         obj = self._check_body(t, body)

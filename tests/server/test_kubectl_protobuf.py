@@ -79,3 +79,13 @@ def test_a_protobuf_body_for_the_wrong_url_or_broken_is_a_400(s):
     code, status = s.call("POST", "/api/v1/namespaces", body[:-3], content_type=PROTOBUF)
     assert (code, status["message"]) == (400, "the object provided is unrecognized: unexpected EOF")
     assert s.raw("GET", "/readyz")[0] == 200
+
+
+def test_server_dry_run_creates_nothing_and_meets_already_exists(s):
+    out = json.loads(s.kubectl("create", "deployment", "dry", "--image=nginx", "--dry-run=server", "-o", "json").stdout)
+    md = out["metadata"]
+    assert md["generation"] == 1 and md["creationTimestamp"].endswith("Z") and md["uid"]
+    assert "resourceVersion" not in md
+    assert s.kubectl("get", "deployment", "dry", check=False).returncode == 1   # nothing stored
+    again = s.kubectl("create", "namespace", "default", "--dry-run=server", check=False)
+    assert again.stderr == 'Error from server (AlreadyExists): namespaces "default" already exists\n'
