@@ -213,6 +213,23 @@ class Server:
             # k8s: transformDecodeError → BadRequest
             raise st.bad_request(f"couldn't get version/kind; json parse error: {str(e).splitlines()[0]}") from None
 
+    async def _delete_options(self, request: web.Request) -> dict | None:
+        """DeleteOptions: JSON (kubectl) or protobuf (client-go typed clients configured for it,
+        e.g. a DRA driver's ResourceSlice controller); an empty body is no options."""
+        raw = await self._body(request)
+        if not raw.strip():   # k8s: handlers/delete.go decodes a body only when there is one
+            return None
+        if request.headers.get("Content-Type", "").split(";")[0].strip() == protowire.PROTOBUF:
+            try:
+                return protobody.decode(raw, "v1", "DeleteOptions")
+            except protowire.ProtoError as e:
+                raise st.bad_request(f"the object provided is unrecognized: {e}") from None
+        try:
+            options = json.loads(raw) if raw.strip() else None
+        except ValueError as e:
+            raise st.bad_request(f"couldn't get version/kind; json parse error: {e}") from None
+        return options if isinstance(options, dict) else None
+
     def _object(self, obj: dict, code: int = 200, warnings: list[str] = ()) -> web.Response:
         """A stored object's response, its JSON encoded once per resourceVersion (encoded.py)."""
         if obj.get("kind") not in OBJECT_KINDS:
@@ -277,12 +294,7 @@ class Server:
             code, obj = res.patch(t, ctype, await self._body(request), validation=fieldvalidation.mode(q))
             return self._object(obj, code, warnings=res.warnings)
         if method == "DELETE":
-            raw = await self._body(request)
-            try:
-                options = json.loads(raw) if raw.strip() else None
-            except ValueError as e:
-                raise st.bad_request(f"couldn't get version/kind; json parse error: {e}") from None
-            code, obj = res.delete(t, options if isinstance(options, dict) else None)
+            code, obj = res.delete(t, await self._delete_options(request))
             return _json(obj, code)
         raise st.method_not_allowed(method)
 

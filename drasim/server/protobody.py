@@ -20,6 +20,7 @@ from typing import NamedTuple
 from drasim.server import protowire as w
 from drasim.server.protoschema import GROUP_VERSIONS, LIST_WRAPPERS, MESSAGES
 
+META_KINDS = {"DeleteOptions": "meta.v1.DeleteOptions"}
 MAX_DEPTH = 64   # the schemas nest about 15 deep; deeper is a malformed or hostile body
 
 
@@ -73,7 +74,9 @@ def decode(body: bytes, api_version: str, kind: str) -> dict:
         raise w.ProtoError(f"unsupported content type {ctype!r} inside the protobuf envelope")
     package = GROUP_VERSIONS.get(api_version)
     message = f"{package}.{kind}"
-    if package is None or message not in MESSAGES:
+    if kind in META_KINDS and (package is not None or api_version == "meta.k8s.io/v1"):
+        message = META_KINDS[kind]   # k8s: metav1.AddToGroupVersion registers these in every group version
+    if (package is None and kind not in META_KINDS) or message not in MESSAGES:
         raise w.ProtoError(f'no kind "{kind}" is registered for version "{api_version}"')
     return {"apiVersion": api_version, "kind": kind, **_message(_bytes(unknown, 2, "raw"), message, "", 0)}
 

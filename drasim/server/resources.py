@@ -222,8 +222,9 @@ class Resources:
             raise st.from_drasim(e, t.kind) from None
         self.on_write()
         pending = self.cp.store.get(t.kind.kind, t.namespace, t.name) is not None
-        if pending:   # finalizers remain: accepted, not done (k8s: handlers/delete.go 202)
-            return 202, obj
+        if pending:   # finalizers remain: the object, marked for deletion
+            # k8s: handlers/delete.go — 202 only when the client asked orphanDependents=false
+            return (202 if options.get("orphanDependents") is False else 200), obj
         if t.kind.kind in RETURNS_DELETED:
             return 200, obj
         details = {"name": t.name, "kind": t.kind.plural, "uid": obj["metadata"].get("uid")}

@@ -89,3 +89,25 @@ def test_server_dry_run_creates_nothing_and_meets_already_exists(s):
     assert s.kubectl("get", "deployment", "dry", check=False).returncode == 1   # nothing stored
     again = s.kubectl("create", "namespace", "default", "--dry-run=server", check=False)
     assert again.stderr == 'Error from server (AlreadyExists): namespaces "default" already exists\n'
+
+
+def test_delete_options_in_protobuf(s):
+    """client-go's typed Delete sends DeleteOptions in the client's encoding (a DRA driver's
+    ResourceSlice controller uses protobuf); a stale uid precondition is refused, then it goes."""
+    from tests.server.protoref import envelope, ld, tag
+
+    s.kubectl("create", "namespace", "doomed")
+    uid = json.loads(s.kubectl("get", "namespace", "doomed", "-o", "json").stdout)["metadata"]["uid"]
+    for api_version in ("v1", "meta.k8s.io/v1"):
+        stale = envelope(api_version, "DeleteOptions", ld(2, ld(1, b"not-the-uid")))
+        code, status = s.call("DELETE", "/api/v1/namespaces/doomed", stale, content_type=PROTOBUF)
+        assert (code, status["reason"]) == (409, "Conflict"), status
+    good = envelope("v1", "DeleteOptions", ld(2, ld(1, uid.encode())) + ld(4, b"Background"))
+    code, ns = s.call("DELETE", "/api/v1/namespaces/doomed", good, content_type=PROTOBUF)
+    # the namespace's finalizer holds it: 200 with the object marked for deletion (202 is only
+    # for orphanDependents=false, handlers/delete.go)
+    assert code == 200 and ns["metadata"]["deletionTimestamp"] and ns["status"]["phase"] == "Terminating"
+    s.kubectl("create", "namespace", "doomed-too")
+    orphan_false = envelope("v1", "DeleteOptions", tag(3, 0) + b"\x00")
+    code, _ = s.call("DELETE", "/api/v1/namespaces/doomed-too", orphan_false, content_type=PROTOBUF)
+    assert code == 202
