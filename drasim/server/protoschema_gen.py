@@ -21,6 +21,9 @@ from pathlib import Path
 PACKAGES = ["core/v1", "apps/v1", "batch/v1", "resource/v1", "policy/v1", "rbac/v1", "scheduling/v1",
             "coordination/v1", "authorization/v1"]
 MACHINERY = ["pkg/apis/meta/v1", "pkg/api/resource", "pkg/util/intstr", "pkg/runtime", "pkg/runtime/schema"]
+# Messages whose JSON comes from their own MarshalJSON (protobody._SPECIAL), not from Go fields.
+OWN_JSON = {"meta.v1.Time", "meta.v1.MicroTime", "meta.v1.FieldsV1", "resource.Quantity", "intstr.IntOrString",
+            "runtime.RawExtension"}
 # Top-level messages that are not kinds with ObjectMeta but are sent as request bodies.
 EXTRA_ROOTS = ["meta.v1.DeleteOptions"]
 
@@ -123,8 +126,9 @@ def build(api: Path, machinery: Path) -> tuple[dict[str, str], dict[str, str], l
         cells = []
         for number, proto_name, t, repeated, value in protos[name]:
             info = go[name].get(number)
-            if info is None:
+            if info is None and name not in OWN_JSON and name not in wrappers:
                 warnings.append(f"{name}.{proto_name}: no Go field with protobuf tag {number}")
+            if info is None:
                 info = (proto_name, True, False, False, False)
             json_name, omitempty, omitzero, pointer, embedded = info
             flags = "".join(c for c, on in (("r", repeated), ("p", pointer), ("o", omitempty), ("z", omitzero),
