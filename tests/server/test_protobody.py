@@ -32,7 +32,8 @@ KINDS = [("v1", "Pod"), ("v1", "Node"), ("v1", "Namespace"), ("v1", "ResourceQuo
          ("apps/v1", "Deployment"), ("batch/v1", "Job"), ("resource.k8s.io/v1", "ResourceClaim"),
          ("resource.k8s.io/v1", "ResourceSlice"), ("resource.k8s.io/v1", "DeviceClass"),
          ("resource.k8s.io/v1", "DeviceTaintRule"), ("policy/v1", "PodDisruptionBudget"),
-         ("rbac.authorization.k8s.io/v1", "ClusterRole"), ("authorization.k8s.io/v1", "SelfSubjectAccessReview")]
+         ("rbac.authorization.k8s.io/v1", "ClusterRole"), ("authorization.k8s.io/v1", "SelfSubjectAccessReview"),
+         ("coordination.k8s.io/v1", "Lease"), ("v1", "Event"), ("scheduling.k8s.io/v1", "PriorityClass")]
 
 
 @pytest.mark.parametrize("api_version,kind", KINDS, ids=[k for _, k in KINDS])
