@@ -14,6 +14,7 @@ import argparse
 import asyncio
 import base64
 import json
+import os
 import re
 import shutil
 import ssl
@@ -48,6 +49,20 @@ def start(tmp: Path, *phases: Path) -> tuple[subprocess.Popen, str, Path]:
         proc.kill()
         raise SystemExit(f"drasim serve did not start: {line!r}")
     return proc, m.group(1), kubeconfig
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU of the server process (Linux /proc; None elsewhere). On a shared
+    machine throughput swings with the other jobs; the server's CPU per request does less."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def per_request_us(before: float | None, after: float | None, count: int) -> float | None:
+    return None if before is None or after is None else (after - before) / count * 1e6
 
 
 def stop(proc: subprocess.Popen) -> None:
@@ -141,12 +156,16 @@ def credentials(kubeconfig: Path) -> tuple[dict, ssl.SSLContext]:
     return {"Authorization": f"Bearer {token}"}, ssl.create_default_context(cadata=ca)
 
 
-async def api_figures(url: str, args, kubeconfig: Path) -> dict:
+async def api_figures(url: str, args, kubeconfig: Path, pid: int) -> dict:
     headers, context = credentials(kubeconfig)
     connector = aiohttp.TCPConnector(limit=args.clients * 2, ssl=context)
     async with aiohttp.ClientSession(connector=connector, headers=headers) as session:
+        c0 = cpu_seconds(pid)
         out = {"creates_per_s": await creates(session, url, args.clients, args.creates)}
+        c1 = cpu_seconds(pid)
         out["gets_per_s"] = await gets(session, url, args.clients, args.gets, args.creates)
+        out["create_cpu_us"] = per_request_us(c0, c1, args.creates)
+        out["get_cpu_us"] = per_request_us(c1, cpu_seconds(pid), args.gets)
         lat = sorted(await watch_latency(session, url, args.watch_samples))
         out["watch_p50_ms"] = 1000 * statistics.median(lat)
         out["watch_p99_ms"] = 1000 * lat[min(len(lat) - 1, int(len(lat) * 0.99))]
@@ -173,7 +192,7 @@ def main() -> None:
         tmp = Path(d)
         proc, url, kubeconfig = start(tmp)
         try:
-            figures = asyncio.run(api_figures(url, args, kubeconfig))
+            figures = asyncio.run(api_figures(url, args, kubeconfig, proc.pid))
             figures["kubectl_apply_seconds"] = kubectl_apply(tmp, kubeconfig, args.apply_objects)
         finally:
             stop(proc)
@@ -185,8 +204,10 @@ def main() -> None:
             figures.update(asyncio.run(list_figures(url, kubeconfig)))
         finally:
             stop(proc)
-    print(f"creates/s ({args.clients} clients):     {figures['creates_per_s']:,.0f}")
-    print(f"gets/s ({args.clients} clients):        {figures['gets_per_s']:,.0f}")
+    def cpu(key: str) -> str:
+        return "" if figures[key] is None else f"  (server CPU {figures[key]:,.0f} us each)"
+    print(f"creates/s ({args.clients} clients):     {figures['creates_per_s']:,.0f}{cpu('create_cpu_us')}")
+    print(f"gets/s ({args.clients} clients):        {figures['gets_per_s']:,.0f}{cpu('get_cpu_us')}")
     print(f"list of {figures['list_items']:,} pods:         {figures['list_seconds'] * 1000:,.0f} ms")
     print(f"watch latency p50 / p99:   {figures['watch_p50_ms']:.1f} / {figures['watch_p99_ms']:.1f} ms")
     if figures["kubectl_apply_seconds"] is not None:

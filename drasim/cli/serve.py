@@ -131,7 +131,7 @@ async def _serve(args, live, hub) -> int:
     else:
         ca_pem, chain_pem, key_pem = tls.generate(tuple(dict.fromkeys((host, "127.0.0.1", "localhost"))))
         context = tls.server_context(chain_pem, key_pem)
-    runner = web.AppRunner(server.app(), access_log=None, handle_signals=False, shutdown_timeout=0.5)
+    runner = web.ServerRunner(server.low_level(), handle_signals=False, shutdown_timeout=0.5)
     await runner.setup()
     site = web.TCPSite(runner, str(bind), args.port, ssl_context=context)
     try:

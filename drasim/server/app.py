@@ -20,9 +20,10 @@ from drasim.errors import InputError
 from drasim.store.sqlite import StorageError
 from drasim.api import kinds
 from drasim.auth.tokens import ADMIN_USER, MASTERS, User, new_token
-from drasim.server import discovery, drastatus, fieldvalidation, nodeaccess, openapi, protowire, rbacobjects, tables
-from drasim.server import rbacguard, reviews
+from drasim.server import discovery, drastatus, fieldvalidation, nodeaccess, openapi, protobody, protowire, rbacobjects
+from drasim.server import rbacguard, reviews, tables
 from drasim.server import status as st
+from drasim.server.encoded import EncodedObjects
 from drasim.server.resources import APPLY_PATCH, JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, Resources, Target
 from drasim.server.runtime import LiveControlPlane
 from drasim.server.security import Security
@@ -39,13 +40,17 @@ JSON = "application/json"
 REQUEST_ATTRIBUTES: contextvars.ContextVar = contextvars.ContextVar("request_attributes")
 
 
-def _json(body, code: int = 200, content_type: str = JSON, warnings: list[str] = ()) -> web.Response:
-    if isinstance(body, dict) and body.get("kind") in OBJECT_KINDS:
-        body = outgoing(body)
+def _response(data: bytes, code: int = 200, content_type: str = JSON, warnings: list[str] = ()) -> web.Response:
     headers = CIMultiDict({"Content-Type": content_type})
     for text in warnings:   # k8s: warning.AddWarning → `Warning: 299 - "<text>"`
         headers.add("Warning", "299 - " + json.dumps(text))
-    return web.Response(body=json.dumps(body, separators=(",", ":")).encode(), status=code, headers=headers)
+    return web.Response(body=data, status=code, headers=headers)
+
+
+def _json(body, code: int = 200, content_type: str = JSON, warnings: list[str] = ()) -> web.Response:
+    if isinstance(body, dict) and body.get("kind") in OBJECT_KINDS:
+        body = outgoing(body)
+    return _response(json.dumps(body, separators=(",", ":")).encode(), code, content_type, warnings)
 
 
 def _error(e: st.ApiError) -> web.Response:
@@ -70,12 +75,19 @@ class Server:
         self.address = address
         self.resources = Resources(self.cp, on_write=live.poke, status_check=self._status_check,
                                    admission_check=self._admission_check)
+        self.encoded = EncodedObjects()
         self.requests = 0
 
     def app(self) -> web.Application:
         app = web.Application(client_max_size=MAX_BODY + 1)
         app.router.add_route("*", "/{tail:.*}", self.dispatch)
         return app
+
+    def low_level(self) -> web.Server:
+        """What `drasim serve` runs: aiohttp's low-level server calling dispatch directly. The
+        one catch-all route of app() costs a router lookup per request (about 10% of a GET's
+        server time in the profile of benchmarks/serve_api.py) and routes nothing."""
+        return web.Server(self.dispatch, access_log=None)
 
     async def dispatch(self, request: web.Request) -> web.StreamResponse:
         self.requests += 1
@@ -195,9 +207,18 @@ class Server:
             raise st.too_large(MAX_BODY)
         return bytes(raw)
 
-    async def _decoded(self, request: web.Request, kind_name: str):
+    async def _decoded(self, request: web.Request, kind) -> object:
+        """The body as JSON-shaped data: JSON, YAML or Kubernetes protobuf (kubectl's typed
+        clients: `kubectl create namespace|quota|deployment|job|role ...`, `auth can-i`).
+        A protobuf envelope without apiVersion or kind takes the URL's (copyKindDefaults)."""
         raw = await self._body(request)
         ctype = request.headers.get("Content-Type", JSON).split(";")[0].strip() or JSON
+        if ctype == protowire.PROTOBUF:
+            try:
+                return protobody.decode(raw, kind.api_version, kind.kind)
+            except protowire.ProtoError as e:
+                # k8s: handlers/rest.go transformDecodeError → BadRequest with the decoder's error
+                raise st.bad_request(f"the object provided is unrecognized: {e}") from None
         try:
             if ctype in ("application/yaml", "application/x-yaml", "text/yaml"):
                 return yaml.safe_load(raw.decode("utf-8") or "null")
@@ -208,11 +229,35 @@ class Server:
             # k8s: transformDecodeError → BadRequest
             raise st.bad_request(f"couldn't get version/kind; json parse error: {str(e).splitlines()[0]}") from None
 
-    def _render(self, t: Target, obj: dict, accept: str, query) -> dict:
+    async def _delete_options(self, request: web.Request) -> dict | None:
+        """DeleteOptions: JSON (kubectl) or protobuf (client-go typed clients configured for it,
+        e.g. a DRA driver's ResourceSlice controller); an empty body is no options."""
+        raw = await self._body(request)
+        if not raw.strip():   # k8s: handlers/delete.go decodes a body only when there is one
+            return None
+        if request.headers.get("Content-Type", "").split(";")[0].strip() == protowire.PROTOBUF:
+            try:
+                return protobody.decode(raw, "v1", "DeleteOptions")
+            except protowire.ProtoError as e:
+                raise st.bad_request(f"the object provided is unrecognized: {e}") from None
+        try:
+            options = json.loads(raw) if raw.strip() else None
+        except ValueError as e:
+            raise st.bad_request(f"couldn't get version/kind; json parse error: {e}") from None
+        return options if isinstance(options, dict) else None
+
+    def _object(self, obj: dict, code: int = 200, warnings: list[str] = ()) -> web.Response:
+        """A stored object's response, its JSON encoded once per resourceVersion (encoded.py)."""
+        if obj.get("kind") not in OBJECT_KINDS:
+            return _json(obj, code, warnings=warnings)
+        return _response(self.encoded.encode(obj), code, warnings=warnings)
+
+    def _render(self, t: Target, obj: dict, accept: str, query) -> web.Response:
         if tables.wants_table(accept):
-            return tables.table(t.kind.kind, [obj], self.cp.clock.now, include=query.get("includeObject", "Metadata"),
-                                resource_version=obj["metadata"].get("resourceVersion", ""))
-        return obj
+            return _json(tables.table(t.kind.kind, [obj], self.cp.clock.now,
+                                      include=query.get("includeObject", "Metadata"),
+                                      resource_version=obj["metadata"].get("resourceVersion", "")))
+        return self._object(obj)
 
     async def _serve(self, request: web.Request, t: Target, method: str, accept: str) -> web.StreamResponse:
         q = request.query
@@ -227,13 +272,13 @@ class Server:
                                               include=q.get("includeObject", "Metadata"),
                                               resource_version=md["resourceVersion"],
                                               continue_token=md.get("continue", "")))
-                return _json(res.list_body(t, items, md))
+                return _response(self.encoded.list_body(f"{t.kind.kind}List", t.kind.api_version, md, items))
             if method == "POST":
                 if t.kind.namespaced and t.namespace is None:
                     raise st.method_not_allowed(method)
-                code, obj = res.create(t, await self._decoded(request, t.kind.kind), dry_run=q.get("dryRun") == "All",
+                code, obj = res.create(t, await self._decoded(request, t.kind), dry_run=q.get("dryRun") == "All",
                                        validation=fieldvalidation.mode(q))
-                return _json(obj, code, warnings=res.warnings)
+                return self._object(obj, code, warnings=res.warnings)
             if method == "DELETE":
                 code, obj = res.delete_collection(t, q)
                 return _json(obj, code)
@@ -241,43 +286,33 @@ class Server:
         if t.subresource in ("eviction", "binding"):
             if method != "POST":
                 raise st.method_not_allowed(method)
-            body = await self._decoded(request, t.kind.kind)
+            body = await self._decoded(request, t.kind)
             code, obj = res.evict(t, body) if t.subresource == "eviction" else res.bind(t, body)
             return _json(obj, code)
+        if t.subresource == "scale":
+            if method == "GET":
+                return _json(res.get_scale(t))
+            if method == "PUT":
+                return _json(res.write_scale(t, await self._decoded(request, t.kind))[1])
+            if method == "PATCH":
+                ctype = request.headers.get("Content-Type", "").split(";")[0].strip()
+                return _json(res.write_scale(t, content_type=ctype, raw=await self._body(request))[1])
+            raise st.method_not_allowed(method)
         if method == "GET":
-            return _json(self._render(t, res.get(t), accept, q))
+            return self._render(t, res.get(t), accept, q)
         if method == "PUT":
-            code, obj = res.update(t, await self._decoded(request, t.kind.kind), validation=fieldvalidation.mode(q))
-            return _json(obj, code, warnings=res.warnings)
+            code, obj = res.update(t, await self._decoded(request, t.kind), validation=fieldvalidation.mode(q))
+            return self._object(obj, code, warnings=res.warnings)
         if method == "PATCH":
             ctype = request.headers.get("Content-Type", "").split(";")[0].strip()
             if ctype not in (JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, APPLY_PATCH):
                 raise st.unsupported_media_type(ctype)
             code, obj = res.patch(t, ctype, await self._body(request), validation=fieldvalidation.mode(q))
-            return _json(obj, code, warnings=res.warnings)
+            return self._object(obj, code, warnings=res.warnings)
         if method == "DELETE":
-            raw = await self._body(request)
-            try:
-                options = json.loads(raw) if raw.strip() else None
-            except ValueError as e:
-                raise st.bad_request(f"couldn't get version/kind; json parse error: {e}") from None
-            code, obj = res.delete(t, options if isinstance(options, dict) else None)
+            code, obj = res.delete(t, await self._delete_options(request))
             return _json(obj, code)
         raise st.method_not_allowed(method)
-
-    async def _rbac_body(self, request: web.Request, kind) -> dict:
-        """JSON or YAML, or the protobuf kubectl's typed client sends for these built-in kinds."""
-        if request.headers.get("Content-Type", "").split(";")[0].strip() != protowire.PROTOBUF:
-            return await self._decoded(request, kind.kind)
-        raw = await self._body(request)
-        try:
-            if kind is rbacobjects.SSAR:
-                return protowire.self_subject_access_review(raw)
-            if kind in rbacobjects.REVIEW_KINDS:
-                return reviews.decode(kind.kind, raw)
-            return protowire.rbac_object(raw, kind.kind)
-        except (protowire.ProtoError, UnicodeDecodeError) as e:
-            raise st.bad_request(f"the object provided is unrecognized: {e}") from None
 
     async def _rbac_patched(self, request: web.Request, kind, namespace, name) -> dict:
         from drasim.server import patch as patches
@@ -331,7 +366,7 @@ class Server:
         if kind in rbacobjects.REVIEW_KINDS:
             if method != "POST" or name is not None:
                 raise st.method_not_allowed(method)
-            return _json(self._review(kind, user, namespace, await self._rbac_body(request, kind)), 201)
+            return _json(self._review(kind, user, namespace, await self._decoded(request, kind)), 201)
         if name is None:
             if method == "GET":
                 if request.query.get("watch") in ("1", "true"):
@@ -340,7 +375,7 @@ class Server:
             if method == "POST":
                 if kind.namespaced and namespace is None:
                     raise st.method_not_allowed(method)
-                body = await self._rbac_body(request, kind)
+                body = await self._decoded(request, kind)
                 self._guard(user, kind, namespace, body)
                 return _json(store.create(kind, namespace, body), 201)
             raise st.method_not_allowed(method)
@@ -349,7 +384,7 @@ class Server:
         if method == "GET":
             return _json(store.get(kind, namespace, name))
         if method == "PUT":
-            body = await self._rbac_body(request, kind)
+            body = await self._decoded(request, kind)
             self._guard(user, kind, namespace, body, store.get(kind, namespace, name))
             return _json(store.update(kind, namespace, name, body))
         if method == "PATCH" and kind is not rbacobjects.SSAR:   # kubectl apply of an existing object

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from drasim.api import kinds
 from drasim.api.kinds import Kind
+from drasim.server.scale import SCALE_GVK, SCALED_KINDS
 
 AGGREGATED_V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 VERBS = ["create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"]
@@ -58,6 +59,8 @@ def subresources(kind: Kind) -> list[tuple[str, dict, list[str]]]:
         out.append(("eviction", {"group": "policy", "version": "v1", "kind": "Eviction"}, ["create"]))
     if kind.has_status:
         out.append(("status", gvk, STATUS_VERBS))
+    if kind.kind in SCALED_KINDS:   # k8s: ScaleREST of apps/v1 (autoscaling/v1 Scale)
+        out.append(("scale", SCALE_GVK, STATUS_VERBS))
     return out
 
 

@@ -15,12 +15,14 @@ from drasim.api.kinds import Kind
 from drasim.controlplane import ControlPlane
 from drasim.errors import InputError
 from drasim.server import patch as patches
+from drasim.server import scale
 from drasim.server.fieldvalidation import drop_unknown
 from drasim.server import status as st
 from drasim.server.serialize import outgoing
 from drasim.server.selectors import matches, parse_field_selector, parse_label_selector
 from drasim.store import clone
 from drasim.store.sqlite import StorageError
+from drasim.store.memory import already_exists
 
 JSON_PATCH = "application/json-patch+json"
 MERGE_PATCH = "application/merge-patch+json"
@@ -28,6 +30,8 @@ STRATEGIC_PATCH = "application/strategic-merge-patch+json"
 APPLY_PATCH = "application/apply-patch+yaml"
 # k8s: pods return the deleted object (ReturnDeletedObject); other kinds a Success Status.
 RETURNS_DELETED = frozenset({"Pod"})
+# The kinds MemoryStore.create gives no metadata.generation (drasim/store/memory.py).
+NO_GENERATION = frozenset({"Pod", "Node", "Namespace", "Event", "ResourceQuota"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,12 +139,24 @@ class Resources:
                 from drasim import admission
                 obj = admission.prepare(self.cp.store, t.kind, obj, None, "", gates=self.cp.options.gates)
                 admission.admit(self.cp.store, self.cp.er_cache, t.kind, obj, "")
-                return 201, obj
+                return 201, self._dry_run_created(t, obj)
             stored = self.cp.create(obj)
         except InputError as e:
             raise st.from_drasim(e, t.kind) from None
         self.on_write()
         return 201, stored
+
+    def _dry_run_created(self, t: Target, obj: dict) -> dict:
+        """k8s: registry/generic/registry/dryrun.go — a dry-run create still meets the storage's
+        AlreadyExists and gets what BeforeCreate / PrepareForCreate set (creationTimestamp,
+        generation; name and uid came from admission.prepare), but no resourceVersion."""
+        md = obj["metadata"]
+        if self.cp.store.get(t.kind.kind, t.namespace, md["name"]) is not None:
+            raise st.from_drasim(already_exists(t.kind, md["name"]), t.kind)
+        md.setdefault("creationTimestamp", self.cp.clock.timestamp())
+        if t.kind.kind not in NO_GENERATION:
+            md.setdefault("generation", 1)
+        return obj
 
     def update(self, t: Target, body, validation: str = "Strict") -> tuple[int, dict]:
         obj = self._check_body(t, body)
@@ -213,8 +229,9 @@ class Resources:
             raise st.from_drasim(e, t.kind) from None
         self.on_write()
         pending = self.cp.store.get(t.kind.kind, t.namespace, t.name) is not None
-        if pending:   # finalizers remain: accepted, not done (k8s: handlers/delete.go 202)
-            return 202, obj
+        if pending:   # finalizers remain: the object, marked for deletion
+            # k8s: handlers/delete.go — 202 only when the client asked orphanDependents=false
+            return (202 if options.get("orphanDependents") is False else 200), obj
         if t.kind.kind in RETURNS_DELETED:
             return 200, obj
         details = {"name": t.name, "kind": t.kind.plural, "uid": obj["metadata"].get("uid")}
@@ -238,6 +255,21 @@ class Resources:
         if deleted:
             self.on_write()
         return 200, self.list_body(t, deleted, {"resourceVersion": str(self.cp.store.revision)})
+
+    # -- scale (Deployments, ReplicaSets, StatefulSets) -----------------------------------------
+    def get_scale(self, t: Target) -> dict:
+        return scale.scale_of(self.get(t))
+
+    def write_scale(self, t: Target, body=None, content_type: str | None = None, raw: bytes = b"") -> tuple[int, dict]:
+        """PUT (body) or PATCH (content_type, raw) of the Scale; the parent takes spec.replicas."""
+        parent = self.get(t)
+        if content_type is not None:
+            body = scale.patched_scale(scale.scale_of(parent), content_type, raw)
+        replicas = scale.replicas_from(parent, body, t.kind)
+        new = clone(parent)
+        new["spec"]["replicas"] = replicas
+        stored = self._store_update(Target(t.kind, t.namespace, t.name, None), new, parent)
+        return 200, scale.scale_of(stored)
 
     # -- pods subresources --------------------------------------------------------------------
     def evict(self, t: Target, body) -> tuple[int, dict]:

@@ -77,10 +77,9 @@ def method_not_allowed(method: str) -> ApiError:
 
 def unsupported_media_type(content_type: str) -> ApiError:
     # k8s: negotiation.NewUnsupportedMediaTypeError.
-    # The list names only what drasim decodes: protobuf bodies (kubectl's typed `create
-    # namespace|quota`) are not decoded except SelfSubjectAccessReview, so it is not offered.
+    # The serializers kube-apiserver registers (CBOR is behind an alpha gate, off by default).
     return ApiError(415, "UnsupportedMediaType", 'the body of the request was in an unknown format - accepted media '
-                    'types include: application/json, application/yaml',
+                    'types include: application/json, application/yaml, application/vnd.kubernetes.protobuf',
                     {}) if content_type else bad_request("the request body has no content type")
 
 

@@ -59,11 +59,11 @@ async def serve_watch(request: web.Request, server, t) -> web.StreamResponse:
 
     def encode(type_: str, obj: dict) -> bytes:
         nonlocal headers_sent
-        obj = outgoing(obj)
-        if as_table and type_ != "BOOKMARK":
-            obj = tables.table(t.kind.kind, [obj], server.cp.clock.now, include=include, headers=not headers_sent,
-                               resource_version=obj["metadata"].get("resourceVersion", ""))
-            headers_sent = True
+        if not as_table or type_ == "BOOKMARK":
+            return server.encoded.watch_line(type_, obj)   # encoded once for every watcher (encoded.py)
+        obj = tables.table(t.kind.kind, [outgoing(obj)], server.cp.clock.now, include=include,
+                           headers=not headers_sent, resource_version=obj["metadata"].get("resourceVersion", ""))
+        headers_sent = True
         return _line(type_, obj)
 
     def bookmark(end_of_initial: bool = False) -> bytes:

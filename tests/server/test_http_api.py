@@ -88,11 +88,13 @@ def test_bad_requests_get_a_status_with_the_right_code(server):
     assert (code, s["message"]) == (400, "field label not supported: spec.bogus")
     code, s = server.call("POST", PODS, b"a: [", content_type="application/yaml")
     assert code == 400
-    # A protobuf body (kubectl's typed create) is refused without offering protobuf back.
+    # A truncated protobuf body is a 400 saying so; a media type drasim does not decode is a 415.
     code, s = server.call("POST", "/api/v1/namespaces", b"k8s\x00\x0a\x0f", content_type="application/vnd.kubernetes.protobuf")
+    assert (code, s["reason"], s["message"]) == (400, "BadRequest", "the object provided is unrecognized: unexpected EOF")
+    code, s = server.call("POST", "/api/v1/namespaces", b"\xa0", content_type="application/cbor")
     assert (code, s["reason"], s["message"]) == (415, "UnsupportedMediaType", (
         "the body of the request was in an unknown format - accepted media types include: "
-        "application/json, application/yaml"))
+        "application/json, application/yaml, application/vnd.kubernetes.protobuf"))
     # the server still answers after all of that
     assert server.raw("GET", "/readyz")[0] == 200
 
