@@ -49,6 +49,8 @@ def test_random_objects_decode_as_encoding_json_writes_them(api_version, kind, d
 def test_the_table_covers_the_served_kinds():
     from drasim.api import kinds
     for k in kinds.ALL_KINDS:
+        if k.kind in kinds.GATED_KINDS:
+            continue   # scheduling.k8s.io/v1beta1 PodGroup/Workload came after the table's tag; kubectl sends them as JSON
         assert f"{GROUP_VERSIONS[k.api_version]}.{k.kind}" in MESSAGES, k.kind
 
 
