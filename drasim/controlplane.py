@@ -91,6 +91,9 @@ class ControlPlane:
                                    event_interest=self._event_interest, metrics=self.metrics,
                                    filter_cache=options.filter_cache)
         self.scheduler.gang = self.gang
+        # PodGroup claims need the PodGroup API (GenericWorkload) as well as their own gate
+        workload_claims = self._gate("DRAWorkloadResourceClaims") and self._gate("GenericWorkload")
+        self.dra.workload_claims = workload_claims
         self._freed_by_pods = frozenset(p.name for p in self.scheduler.profile.plugins if p.name != DRA)
         self._aliases: dict[str, str | None] = {}
         self._alias_epoch = -1
@@ -101,6 +104,7 @@ class ControlPlane:
         self.dra.class_alias = self.class_alias
         self.dra.create_claim = self.client_create
         self.claim_controller = ResourceClaimController(self.store, self.metrics, create=self.client_create)
+        self.claim_controller.workload_claims = workload_claims
         # k8s: kube-controller-manager starts the device-taint-eviction controller only with DRADeviceTaints on
         self.eviction_controller = (DeviceTaintEvictionController(self.store, self.clock,
                                                                   rules=self._gate("DRADeviceTaintRules"))
@@ -108,6 +112,7 @@ class ControlPlane:
         self.quota_controller = QuotaController(self.store, self.er_cache)
         self.disruption_controller = DisruptionController(self.store, self.clock)
         self.kubelets = Kubelets(self.store)
+        self.kubelets.workload_claims = workload_claims
         self._create_system_namespaces()
         self.workload_controllers = workloads.build(workloads.ControllerContext(
             self.store, self.clock, create=self.client_create, delete=self.delete))

@@ -52,3 +52,52 @@ def is_reserved_for(claim: dict, pod: dict) -> bool:
     """status.reservedFor lists this pod (k8s: IsReservedForPod)."""
     uid = pod["metadata"]["uid"]
     return any(r.get("uid") == uid for r in (claim.get("status") or {}).get("reservedFor") or ())
+
+
+# --- PodGroup claims (DRAWorkloadResourceClaims, beta in v1.37, off) --------------------------------
+# k8s: resourceclaim.go BindTo, IsForPod(acceptPodGroupOwner), IsReservedForPod(acceptPodGroupReservation).
+
+POD_GROUP_API_GROUP = "scheduling.k8s.io"
+
+
+def pod_group_name(pod: dict) -> str | None:
+    group = (pod.get("spec") or {}).get("schedulingGroup")
+    return group.get("podGroupName") if isinstance(group, dict) else None
+
+
+def bound_to_group(pod: dict, group: dict | None, entry: dict) -> bool:
+    """BindTo: the entry is the PodGroup's claim when the pod is in the group and the group has an
+    entry with the same name, resourceClaimName and resourceClaimTemplateName; else it is the pod's."""
+    if group is None or pod_group_name(pod) != group["metadata"]["name"] or \
+            pod["metadata"].get("namespace") != group["metadata"].get("namespace"):
+        return False
+    return any(g.get("name") == entry.get("name") and g.get("resourceClaimName") == entry.get("resourceClaimName")
+               and g.get("resourceClaimTemplateName") == entry.get("resourceClaimTemplateName")
+               for g in (group.get("spec") or {}).get("resourceClaims") or ())
+
+
+def group_consumer(group: dict) -> dict:
+    """The one reservedFor entry a PodGroup's claim gets for all of its pods."""
+    md = group["metadata"]
+    return {"apiGroup": POD_GROUP_API_GROUP, "resource": "podgroups", "name": md["name"], "uid": md.get("uid")}
+
+
+def is_group_consumer(ref: dict) -> bool:
+    return ref.get("apiGroup") == POD_GROUP_API_GROUP and ref.get("resource") == "podgroups"
+
+
+def is_owned_by_group(claim: dict, pod: dict) -> bool:
+    """IsForPod with acceptPodGroupOwner: the claim's controller is the pod's PodGroup (by name)."""
+    name = pod_group_name(pod)
+    return name is not None and any(
+        ref.get("controller") and ref.get("kind") == "PodGroup" and ref.get("name") == name
+        and str(ref.get("apiVersion", "")).split("/")[0] == POD_GROUP_API_GROUP
+        for ref in claim["metadata"].get("ownerReferences") or ())
+
+
+def is_reserved_for_group(claim: dict, pod: dict) -> bool:
+    """IsReservedForPod with acceptPodGroupReservation: pods do not know their group's uid, so the
+    name is compared."""
+    name = pod_group_name(pod)
+    return name is not None and any(is_group_consumer(r) and r.get("name") == name
+                                    for r in (claim.get("status") or {}).get("reservedFor") or ())

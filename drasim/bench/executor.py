@@ -189,10 +189,20 @@ class Executor:
         for i in range(op.count or 0):
             self.cp.ensure_namespace(f"{op.prefix}-{i}")
 
+    def _op_createPodGroups(self, op: Op) -> None:
+        """k8s: scheduler_perf createPodGroupsOp — createAny for PodGroups."""
+        self._op_createAny(op)
+
     def _op_createAny(self, op: Op) -> None:
         count = 1 if op.count is None else op.count
         for i in range(count):
             obj = self.renderer.render(op.template, {**op.template_params, "Index": i, "Count": count})
+            if obj.get("kind") == "PodGroup" and obj.get("apiVersion") == "scheduling.k8s.io/v1alpha3":
+                # v1.37 serves PodGroup at v1beta1 (v1alpha3 is not served by default); same fields here
+                obj = dict(obj, apiVersion="scheduling.k8s.io/v1beta1")
+                note = f"{op.template}: PodGroup scheduling.k8s.io/v1alpha3 created as v1beta1"
+                if note not in self.notes:
+                    self.notes.append(note)
             obj, note = drop_unsatisfiable_match(obj, self._slice_attribute_seen)
             if note and note not in self.notes:
                 self.notes.append(note)

@@ -17,6 +17,7 @@ _FIELDS: dict[str, set[str]] = {
                     "labelNodePrepareStrategy", "uniqueNodeLabelStrategy"},
     "createNamespaces": {"prefix", "count", "countParam", "namespaceTemplatePath"},
     "createAny": {"templatePath", "namespace", "count", "countParam", "templateParams"},
+    "createPodGroups": {"templatePath", "namespace", "count", "countParam", "templateParams"},
     "createPods": {"namespace", "count", "countParam", "podTemplatePath", "templateParams", "collectMetrics",
                    "steadyState", "steadyStateParam", "duration", "durationParam", "skipWaitToCompletion"},
     "createResourceDriver": {"driverName", "nodes", "maxClaimsPerNode", "maxClaimsPerNodeParam"},
@@ -29,8 +30,6 @@ _FIELDS: dict[str, set[str]] = {
 
 # Opcodes scheduler_perf has that drasim cannot replay, with the reason given in the report.
 UNSUPPORTED = {
-    "createPodGroups": "PodGroup (scheduling.k8s.io, DRAWorkloadResourceClaims/GenericWorkload) is not "
-                       "modelled by drasim",
     "churn": "background churn is not modelled",
     "deletePods": "deletePods is not modelled",
     "updateDeviceConditions": "binding-condition updates by a driver are not modelled",
@@ -138,7 +137,7 @@ def _prepare(index: int, raw: dict, params: Params) -> Op:
         op.prefix = raw.get("prefix") or ""
         if raw.get("namespaceTemplatePath"):
             raise ConfigError("createNamespaces: namespaceTemplatePath is not supported by drasim bench")
-    elif opcode == "createAny":
+    elif opcode in ("createAny", "createPodGroups"):
         op.template = raw.get("templatePath")
         if not op.template:
             raise ConfigError("TemplatePath must be set")

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from collections import deque
 
-from drasim.api.podclaims import RESERVED_FOR_MAX_SIZE, is_owned_by, is_reserved_for, pod_claims
+from drasim.api.podclaims import (RESERVED_FOR_MAX_SIZE, bound_to_group, group_consumer, is_group_consumer,
+                                  is_owned_by, is_owned_by_group, is_reserved_for, is_reserved_for_group,
+                                  pod_claims, pod_group_name)
 from drasim.store.events import WARNING, record_event
 from drasim.metrics import Metrics
 from drasim.errors import InputError
@@ -23,6 +25,7 @@ from drasim.store import DELETED, MemoryStore, WatchEvent, clone
 
 COMPONENT = "resource_claim"
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
+PODGROUP_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/podgroup-claim-name"   # KEP-5729
 DELETE_PROTECTION_FINALIZER = "resource.kubernetes.io/delete-protection"
 _MAX_BASE_LEN = 57  # 63 minus "-" and 5 random characters
 
@@ -63,14 +66,17 @@ class ResourceClaimController:
         self._owned: dict[str, set[tuple[str, str]]] = {}
         self._bound_users: dict[tuple[str, str], set[str]] = {}   # claim -> names of pods on a node using it
         self._reserved: dict[str, set[tuple[str, str]]] = {}
-        store.subscribe(self._on_event, kinds=("Pod", "ResourceClaim", "ResourceQuota", "ResourceClaimTemplate"))
+        self.workload_claims = False   # DRAWorkloadResourceClaims (beta, off): claims of PodGroups
+        self._groups: deque[tuple[str, str]] = deque()
+        store.subscribe(self._on_event, kinds=("Pod", "ResourceClaim", "ResourceQuota", "ResourceClaimTemplate",
+                                               "PodGroup"))
 
     def _enqueue(self, kind: str, ns: str, name: str) -> None:
         key = (kind, ns, name)
         if key in self._queued:
             return
         self._queued.add(key)
-        (self._pods if kind == "Pod" else self._claims).append((ns, name))
+        (self._pods if kind == "Pod" else self._groups if kind == "PodGroup" else self._claims).append((ns, name))
 
     def _on_event(self, ev: WatchEvent) -> None:
         md = ev.obj["metadata"]
@@ -80,13 +86,28 @@ class ResourceClaimController:
                 self._enqueue("Pod", md.get("namespace"), md["name"])
             if ev.type == DELETED or is_pod_done(ev.obj):
                 self._enqueue_claims_of(ev.obj)
+        elif ev.kind == "PodGroup":
+            if not self.workload_claims:
+                return
+            ns = md.get("namespace")
+            if ev.type == DELETED:
+                for key in sorted(self._owned.get(md.get("uid"), set()) | self._reserved.get(md.get("uid"), set())):
+                    self._enqueue("ResourceClaim", *key)
+                return
+            self._enqueue("PodGroup", ns, md["name"])
+            if ev.old is None or (ev.old.get("status") or {}).get("resourceClaimStatuses") != \
+                    (ev.obj.get("status") or {}).get("resourceClaimStatuses"):
+                for pod in self.store.list("Pod", ns):   # members waiting for the group's claim names
+                    if pod_group_name(pod) == md["name"]:
+                        self._enqueue("Pod", ns, pod["metadata"]["name"])
         elif ev.kind == "ResourceQuota":
             self._unblock(md.get("namespace"))
         elif ev.kind == "ResourceClaimTemplate":
             if ev.type != DELETED:
                 ns = md.get("namespace")
-                for pod_name in sorted(self._awaiting_template.pop((ns, md["name"]), ())):
-                    self._enqueue("Pod", ns, pod_name)
+                for kind_name in sorted(self._awaiting_template.pop((ns, md["name"]), ())):
+                    kind, _, name = kind_name.rpartition("\x00") if "\x00" in kind_name else ("Pod", "", kind_name)
+                    self._enqueue(kind, ns, name)
         elif ev.kind == "ResourceClaim":
             key = (md.get("namespace"), md["name"])
             if ev.type == DELETED:
@@ -126,7 +147,7 @@ class ResourceClaimController:
     @staticmethod
     def _uids(claim: dict) -> tuple[list[str], list[str]]:
         owners = [r.get("uid") for r in claim["metadata"].get("ownerReferences") or ()
-                  if r.get("kind") == "Pod" and r.get("controller")]
+                  if r.get("kind") in ("Pod", "PodGroup") and r.get("controller")]
         reserved = [r.get("uid") for r in (claim.get("status") or {}).get("reservedFor") or ()]
         return owners, reserved
 
@@ -153,10 +174,14 @@ class ResourceClaimController:
             self._enqueue("ResourceClaim", *key)
 
     def has_work(self) -> bool:
-        return bool(self._pods or self._claims)
+        return bool(self._pods or self._claims or self._groups)
 
     def run_once(self) -> None:
-        if self._pods:
+        if self._groups:
+            ns, name = self._groups.popleft()
+            self._queued.discard(("PodGroup", ns, name))
+            self._sync_pod_group(ns, name)
+        elif self._pods:
             ns, name = self._pods.popleft()
             self._queued.discard(("Pod", ns, name))
             self._sync_pod(ns, name)
@@ -173,9 +198,18 @@ class ResourceClaimController:
         statuses = list((pod.get("status") or {}).get("resourceClaimStatuses") or [])
         known = {s.get("name") for s in statuses}
         added = False
+        group = self._group_of(pod)
         for entry in pod["spec"].get("resourceClaims") or ():
             template_name = entry.get("resourceClaimTemplateName")
             if not template_name or entry.get("name") in known:
+                continue
+            if bound_to_group(pod, group, entry):   # the group's claim: its name comes from the group's status
+                generated = {g.get("name"): g.get("resourceClaimName")
+                             for g in (group.get("status") or {}).get("resourceClaimStatuses") or ()}
+                if entry["name"] not in generated:
+                    continue   # not created yet: the pod waits (PreEnqueue), the group's update brings it back
+                statuses.append({"name": entry["name"], "resourceClaimName": generated[entry["name"]]})
+                added = True
                 continue
             claim = self._existing_claim(pod, entry["name"]) or self._create_claim(pod, entry, template_name)
             if claim is None:
@@ -197,17 +231,20 @@ class ResourceClaimController:
         its allocated claims reserved here; the controller never allocates.
         k8s: syncPod (pod.Spec.NodeName != "" → reserveForPod), podNeedsWork, CanBeReserved."""
         ns = pod["metadata"].get("namespace")
-        for _entry, claim_name, check_owner in pod_claims(pod):
+        group = self._group_of(pod)
+        for pod_entry, claim_name, check_owner in pod_claims(pod):
             if claim_name is None:
                 continue
             claim = self.store.get("ResourceClaim", ns, claim_name)
-            if claim is None or (check_owner and not is_owned_by(claim, pod)):
+            grouped = bound_to_group(pod, group, pod_entry)
+            if claim is None or (check_owner and not (is_owned_by(claim, pod) or (grouped and is_owned_by_group(claim, pod)))):
                 continue
             status = claim.get("status") or {}
             reserved = status.get("reservedFor") or []
-            if (status.get("allocation") and not is_reserved_for(claim, pod)
-                    and len(reserved) < RESERVED_FOR_MAX_SIZE):
-                entry = {"resource": "pods", "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"]}
+            done = is_reserved_for_group(claim, pod) if grouped else is_reserved_for(claim, pod)
+            if status.get("allocation") and not done and len(reserved) < RESERVED_FOR_MAX_SIZE:
+                entry = group_consumer(group) if grouped else {
+                    "resource": "pods", "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"]}
                 self.store.update_status(dict(claim, status=dict(status, reservedFor=[*reserved, entry])),
                                          copy=False)
 
@@ -220,28 +257,33 @@ class ResourceClaimController:
                 return claim
         return None
 
-    def _create_claim(self, pod: dict, entry: dict, template_name: str) -> dict | None:
-        ns = pod["metadata"].get("namespace")
+    def _create_claim(self, owner: dict, entry: dict, template_name: str) -> dict | None:
+        """A claim from the template for a pod's (or, DRAWorkloadResourceClaims, a PodGroup's) entry:
+        generateName `<owner>-<entry>-`, the owner as controller, the entry in an annotation."""
+        ns = owner["metadata"].get("namespace")
+        is_group = owner.get("kind") == "PodGroup"
+        what = "PodGroupResourceClaim" if is_group else "PodResourceClaim"
         template = self.store.get("ResourceClaimTemplate", ns, template_name)
         if template is None:
-            self._awaiting_template.setdefault((ns, template_name), set()).add(pod["metadata"]["name"])
-            record_event(self.store, pod, WARNING, "FailedResourceClaimCreation",
-                         f'PodResourceClaim {entry["name"]}: resource claim template "{template_name}": '
+            waiter = f"PodGroup\x00{owner['metadata']['name']}" if is_group else owner["metadata"]["name"]
+            self._awaiting_template.setdefault((ns, template_name), set()).add(waiter)
+            record_event(self.store, owner, WARNING, "FailedResourceClaimCreation",
+                         f'{what} {entry["name"]}: resource claim template "{template_name}": '
                          f'resourceclaimtemplate.resource.k8s.io "{template_name}" not found', COMPONENT)
             return None
         t_md = (template.get("spec") or {}).get("metadata") or {}
         annotations = dict(t_md.get("annotations") or {})
-        annotations[POD_CLAIM_NAME_ANNOTATION] = entry["name"]
+        annotations[PODGROUP_CLAIM_NAME_ANNOTATION if is_group else POD_CLAIM_NAME_ANNOTATION] = entry["name"]
         claim = {
             "apiVersion": "resource.k8s.io/v1",
             "kind": "ResourceClaim",
             "metadata": {
-                "generateName": generate_name(pod["metadata"]["name"], entry["name"]),
+                "generateName": generate_name(owner["metadata"]["name"], entry["name"]),
                 "namespace": ns,
                 "annotations": annotations,
-                "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod["metadata"]["name"],
-                                     "uid": pod["metadata"]["uid"], "controller": True,
-                                     "blockOwnerDeletion": True}],
+                "ownerReferences": [{"apiVersion": owner.get("apiVersion", "v1"), "kind": owner.get("kind", "Pod"),
+                                     "name": owner["metadata"]["name"], "uid": owner["metadata"]["uid"],
+                                     "controller": True, "blockOwnerDeletion": True}],
             },
             # Shared, not copied: stored objects are never changed in place, only replaced.
             "spec": (template.get("spec") or {}).get("spec") or {},
@@ -251,17 +293,56 @@ class ResourceClaimController:
         try:
             created = self._create(claim)
         except InputError as e:
-            self._blocked.setdefault(ns, set()).add((ns, pod["metadata"]["name"]))
+            if not is_group:
+                self._blocked.setdefault(ns, set()).add((ns, owner["metadata"]["name"]))
             if self.metrics:
                 self.metrics.claim_creates.labels(status="failure", admin_access="false").inc()
-            record_event(self.store, pod, WARNING, "FailedResourceClaimCreation",
-                         f"PodResourceClaim {entry['name']}: create ResourceClaim: {e}", COMPONENT)
+            record_event(self.store, owner, WARNING, "FailedResourceClaimCreation",
+                         f"{what} {entry['name']}: create ResourceClaim: {e}", COMPONENT)
             return None
         if self.metrics:
             admin = any((r.get("exactly") or {}).get("adminAccess")
                         for r in (claim["spec"].get("devices") or {}).get("requests") or ())
             self.metrics.claim_creates.labels(status="success", admin_access=str(admin).lower()).inc()
         return created
+
+    # -- pod groups (DRAWorkloadResourceClaims) ------------------------------------------
+    def _sync_pod_group(self, ns: str, name: str) -> None:
+        """One claim per template entry of the group, recorded in status.resourceClaimStatuses; none
+        while the group is being deleted. k8s: the controller's PodGroup sync (KEP-5729)."""
+        group = self.store.get("PodGroup", ns, name)
+        if group is None or group["metadata"].get("deletionTimestamp"):
+            return
+        statuses = [dict(x) for x in (group.get("status") or {}).get("resourceClaimStatuses") or ()]
+        recorded = {x.get("name"): x for x in statuses}
+        changed = False
+        for entry in (group.get("spec") or {}).get("resourceClaims") or ():
+            template_name = entry.get("resourceClaimTemplateName")
+            if not template_name:
+                continue
+            have = recorded.get(entry["name"])
+            if have is not None and have.get("resourceClaimName") and \
+                    self.store.get("ResourceClaim", ns, have["resourceClaimName"]) is not None:
+                continue
+            claim = self._existing_group_claim(group, entry["name"]) or self._create_claim(group, entry, template_name)
+            if claim is None:
+                break
+            if have is None:
+                have = {"name": entry["name"]}
+                statuses.append(have)
+            have["resourceClaimName"] = claim["metadata"]["name"]
+            changed = True
+        if changed:
+            group = self.store.get("PodGroup", ns, name)
+            self.store.update_status(dict(group, status=dict(group.get("status") or {}, resourceClaimStatuses=statuses)))
+
+    def _existing_group_claim(self, group: dict, entry: str) -> dict | None:
+        for ns, name in sorted(self._owned.get(group["metadata"]["uid"], ())):
+            claim = self.store.get("ResourceClaim", ns, name)
+            if claim is not None and (claim["metadata"].get("annotations") or {}).get(
+                    PODGROUP_CLAIM_NAME_ANNOTATION) == entry:
+                return claim
+        return None
 
     # -- claims ---------------------------------------------------------------------
     def _sync_claim(self, ns: str, name: str) -> None:
@@ -299,7 +380,16 @@ class ResourceClaimController:
             if self._owner_gone(claim) and not claim["metadata"].get("deletionTimestamp"):
                 self.store.delete("ResourceClaim", ns, name)
 
+    def _group_of(self, pod: dict) -> dict | None:
+        name = pod_group_name(pod) if self.workload_claims else None
+        return self.store.get("PodGroup", pod["metadata"].get("namespace"), name) if name else None
+
     def _consumer_gone(self, ns: str, ref: dict) -> bool:
+        if is_group_consumer(ref):   # k8s: a reservation for a PodGroup that is gone (only with the gate on)
+            if not self.workload_claims:
+                return False
+            group = self.store.get("PodGroup", ns, ref.get("name"))
+            return group is None or group["metadata"].get("uid") != ref.get("uid")
         if ref.get("resource") != "pods" or ref.get("apiGroup"):
             return False
         pod = self.store.get("Pod", ns, ref.get("name"))
@@ -309,6 +399,9 @@ class ResourceClaimController:
         """Owned (as controller) by a pod that no longer exists or is done."""
         ns = claim["metadata"].get("namespace")
         for ref in claim["metadata"].get("ownerReferences") or ():
+            if ref.get("kind") == "PodGroup" and ref.get("controller") and self.workload_claims:
+                group = self.store.get("PodGroup", ns, ref.get("name"))
+                return group is None or group["metadata"].get("uid") != ref.get("uid")
             if ref.get("kind") == "Pod" and ref.get("controller"):
                 pod = self.store.get("Pod", ns, ref.get("name"))
                 return pod is None or pod["metadata"]["uid"] != ref.get("uid") or is_pod_done(pod)

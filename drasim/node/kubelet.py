@@ -28,7 +28,7 @@ import re
 from collections import deque
 
 from drasim.api.extendedresource import is_dra_extended_resource_name, is_extended_resource_name
-from drasim.api.podclaims import pod_claims
+from drasim.api.podclaims import is_reserved_for_group, pod_claims
 from drasim.api.podresources import CPU, MEMORY, pod_requests, resource_list
 from drasim.store.events import NORMAL, WARNING, record_event
 from drasim.store import DELETED, MemoryStore, WatchEvent, clone
@@ -86,6 +86,7 @@ class Kubelets:
 
     def __init__(self, store: MemoryStore) -> None:
         self.store = store
+        self.workload_claims = False   # DRAWorkloadResourceClaims: a PodGroup's reservation covers its pods
         self._queue: deque[tuple[str, str]] = deque()
         self._queued: set[tuple[str, str]] = set()
         self._waiting: dict[tuple[str, str], set[str]] = {}   # pod key -> claim names it waits for
@@ -187,8 +188,9 @@ class Kubelets:
                     waiting.add(entry)
                 continue
             claim = self.store.get("ResourceClaim", ns, claim_name)
-            reserved = claim is not None and any(r.get("uid") == uid
-                                                 for r in (claim.get("status") or {}).get("reservedFor") or ())
+            reserved = claim is not None and (
+                any(r.get("uid") == uid for r in (claim.get("status") or {}).get("reservedFor") or ())
+                or (self.workload_claims and is_reserved_for_group(claim, pod)))   # k8s: acceptPodGroupReservation
             if claim is None or not (claim.get("status") or {}).get("allocation") or not reserved:
                 waiting.add(claim_name)
             else:

@@ -15,7 +15,7 @@ from drasim.api.validation.common import Errors, dict_items, get_dict, get_list,
 # k8s registry/apps/{deployment,replicaset,daemonset}/strategy.go PrepareForCreate reset status.
 # StatefulSet and Job status is kept on create so a snapshot replays as the cluster had it.
 DROPPED_ON_CREATE = ("ResourceQuota", "DeviceTaintRule", "Deployment", "ReplicaSet", "DaemonSet",
-                     "PodDisruptionBudget")   # k8s: poddisruptionbudget strategy PrepareForCreate
+                     "PodDisruptionBudget", "PodGroup")   # k8s: their strategies' PrepareForCreate
 
 
 def _strings(obj: dict, keys: tuple[str, ...], path: Path, errs: Errors) -> None:

@@ -18,7 +18,9 @@ from drasim.allocator import AllocatedState, Allocator, NodeAllocationFailure
 from drasim.api.devicetaints import rule_taints_device
 from drasim.api.podresources import resource_list
 from drasim.api.nodeselector import node_selector_matches
-from drasim.api.podclaims import RESERVED_FOR_MAX_SIZE, claim_name, is_owned_by, is_reserved_for
+from drasim.api.podclaims import (RESERVED_FOR_MAX_SIZE, bound_to_group, claim_name, group_consumer, is_group_consumer,
+                                  is_owned_by, is_owned_by_group, is_reserved_for, is_reserved_for_group,
+                                  pod_group_name)
 from drasim.metrics import Metrics
 from drasim.errors import AllocationError, InputError
 from drasim.scheduler.framework import (SKIP, CycleState, NodeInfo, Status, error_status,
@@ -75,6 +77,7 @@ class DynamicResources:
         """`device_taint_rules`: the DRADeviceTaintRules gate (k8s: resourceslicetracker.Options
         EnableDeviceTaintRules; off, the tracker is a plain slice informer and rules are not merged)."""
         self.store = store
+        self.workload_claims = False   # DRAWorkloadResourceClaims: PodGroup claims and reservations
         self._node_info = node_info or (lambda name: None)
         self._touch_node = touch_node or (lambda name: None)
         self._touch_all = touch_all or (lambda: None)
@@ -265,7 +268,7 @@ class DynamicResources:
                 return None, unresolvable(f'resourceclaim.resource.k8s.io "{name}" not found')
             if claim["metadata"].get("deletionTimestamp"):
                 return None, unresolvable(f'resourceclaim "{name}" is being deleted')
-            if check_owner and not is_owned_by(claim, pod):
+            if check_owner and not (is_owned_by(claim, pod) or (self.workload_claims and is_owned_by_group(claim, pod))):
                 return None, unresolvable(f"ResourceClaim {ns}/{name} was not created for Pod "
                                           f"{ns}/{pod['metadata']['name']} (Pod is not owner)")
             claims.append(claim)
@@ -285,7 +288,8 @@ class DynamicResources:
                                            "is in the process of being allocated")
         for claim in allocated:
             if len((claim.get("status") or {}).get("reservedFor") or ()) >= RESERVED_FOR_MAX_SIZE \
-                    and not is_reserved_for(claim, pod):
+                    and not is_reserved_for(claim, pod) \
+                    and not (self.workload_claims and is_reserved_for_group(claim, pod)):
                 return None, unresolvable(f"resourceclaim {ns}/{claim['metadata']['name']} "
                                           "has reached its maximum number of consumers (256)")
         state[_STATE_KEY] = _PodClaims(claims, to_allocate, allocated, extended)
@@ -479,15 +483,33 @@ class DynamicResources:
         results = s.node_results.get(node_name) or []
         now = self.store.clock.timestamp()
         allocations = dict(zip((c["metadata"]["uid"] for c in s.to_allocate), results))
+        group_claims = self._group_claims(pod)
         for claim in s.claims:
-            self._bind_claim(claim, pod, allocations.get(claim["metadata"]["uid"]), now)
+            self._bind_claim(claim, pod, allocations.get(claim["metadata"]["uid"]), now,
+                             group_claims.get(claim["metadata"]["name"]))
         er_alloc = state.get(_STATE_KEY + "/extended")
         if er_alloc is not None:
             requests, mappings = s.node_extended[node_name]
             return self._bind_extended_claim(state, pod, requests, mappings, er_alloc, now)
         return None
 
-    def _bind_claim(self, claim: dict, pod: dict, allocation: dict | None, now: str) -> dict:
+    def _group_claims(self, pod: dict) -> dict[str, dict]:
+        """claim name -> the PodGroup's reservedFor entry, for the pod's entries bound to its group
+        (k8s: resourceclaim.BindTo; DRAWorkloadResourceClaims)."""
+        name = pod_group_name(pod) if self.workload_claims else None
+        group = self.store.get("PodGroup", pod["metadata"].get("namespace"), name) if name else None
+        if group is None:
+            return {}
+        out = {}
+        for entry in pod["spec"].get("resourceClaims") or ():
+            if bound_to_group(pod, group, entry):
+                claim, _, _ = claim_name(pod, entry)
+                if claim is not None:
+                    out[claim] = group_consumer(group)
+        return out
+
+    def _bind_claim(self, claim: dict, pod: dict, allocation: dict | None, now: str,
+                    consumer: dict | None = None) -> dict:
         md = claim["metadata"]
         current = self.store.get("ResourceClaim", md["namespace"], md["name"])
         if allocation is not None and DELETE_PROTECTION_FINALIZER not in (current["metadata"].get("finalizers") or ()):
@@ -505,7 +527,12 @@ class DynamicResources:
             self._remove_alloc(allocation)
             self._add_alloc(status["allocation"])
         reserved = status.setdefault("reservedFor", [])
-        if not any(r.get("uid") == pod["metadata"]["uid"] for r in reserved):
+        if consumer is not None:   # one entry for the whole PodGroup; later members write nothing
+            if not any(is_group_consumer(r) and r.get("name") == consumer["name"] for r in reserved):
+                reserved.append(consumer)
+            elif allocation is None:
+                return current
+        elif not any(r.get("uid") == pod["metadata"]["uid"] for r in reserved):
             reserved.append({"resource": "pods", "name": pod["metadata"]["name"], "uid": pod["metadata"]["uid"]})
         return self.store.update_status(dict(current, status=status), copy=False)
 

@@ -59,8 +59,8 @@ def test_param_errors(values, message):
 
 def test_unsupported_op_is_reported_before_params():
     """An op drasim cannot replay is named, before any param check."""
-    with pytest.raises(UnsupportedOp, match="op 1: unsupported op createPodGroups"):
-        prepare_ops([OPS[0], {"opcode": "createPodGroups"}], params())
+    with pytest.raises(UnsupportedOp, match="op 1: unsupported op createPodSets"):
+        prepare_ops([OPS[0], {"opcode": "createPodSets"}], params())
 
 
 @pytest.mark.parametrize(("labels", "flt", "want"), [
