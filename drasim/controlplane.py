@@ -91,6 +91,7 @@ class ControlPlane:
                                    event_interest=self._event_interest, metrics=self.metrics,
                                    filter_cache=options.filter_cache)
         self.scheduler.gang = self.gang
+        self.scheduler.topology_placements = self._gate("TopologyAwareWorkloadScheduling")
         # PodGroup claims need the PodGroup API (GenericWorkload) as well as their own gate
         workload_claims = self._gate("DRAWorkloadResourceClaims") and self._gate("GenericWorkload")
         self.dra.workload_claims = workload_claims

@@ -181,7 +181,18 @@ def _drop_group(p):
 
 POD_RULES: tuple[Rule, ...] = ((("GenericWorkload",), _group_used, _drop_group),)
 
-RULES = {"ResourceSlice": SLICE_RULES, "ResourceClaim": CLAIM_RULES, "Pod": POD_RULES}
+# --- PodGroup (k8s: the podgroup strategy's dropDisabledPodGroupFields) --------------------------------
+
+def _field_rule(gate: str, key: str) -> Rule:
+    return ((gate,), lambda g: bool(_spec(g).get(key)), lambda g: _spec(g).pop(key, None))
+
+
+POD_GROUP_RULES: tuple[Rule, ...] = (
+    _field_rule("TopologyAwareWorkloadScheduling", "schedulingConstraints"),
+    _field_rule("DRAWorkloadResourceClaims", "resourceClaims"),
+)
+
+RULES = {"ResourceSlice": SLICE_RULES, "ResourceClaim": CLAIM_RULES, "Pod": POD_RULES, "PodGroup": POD_GROUP_RULES}
 
 
 def drop_disabled_fields(kind: str, obj: dict, old: dict | None, gates: Mapping[str, bool]) -> None:

@@ -92,7 +92,8 @@ GATES: dict[str, Gate] = {g.name: g for g in (
        note="claim events reach the same pods either way (indexed in drasim; tests prove equal)"),
     _g("StorageCapacityScoring", BETA, True, modelled=NO_EFFECT, note="volumes not simulated"),
     _g("TaintTolerationComparisonOperators", ALPHA, False, note="Lt/Gt tolerations not modelled"),
-    _g("TopologyAwareWorkloadScheduling", ALPHA, False, note="PodGroup API not modelled"),
+    _g("TopologyAwareWorkloadScheduling", ALPHA, False, modelled=MODELLED,
+       note="a gang within one domain of a node label (first topology constraint); placement scores simplified"),
     _g("VolumeAttributesClass", GA, True, True, modelled=NO_EFFECT, note="volumes not simulated"),
     _g("VolumeLimitScaling", BETA, True, modelled=NO_EFFECT, note="volumes not simulated"),
 )}

@@ -18,9 +18,14 @@ GangScheduling Permit rule (drasim/scheduler/plugins/gangscheduling.py).
 5. The PodGroup gets condition PodGroupInitiallyScheduled (True/Scheduled, or False/Unschedulable;
    True is never taken back).
 
+6. TopologyAwareWorkloadScheduling (alpha): with a topology constraint (`schedulingConstraints.topology[0].key`,
+   a node label), the cycle is tried once per domain of that label (only the domain of members already
+   bound, if any) and the feasible placement with the most pods placed is kept.
+
 Not modelled: PostFilter in the group cycle (no preemption or claim deallocation for gang pods —
 v1.37's workload-aware preemption is behind its own gate), the Permit wait of the pod-by-pod path (the
-group cycle decides in one pass), placements of TopologyAwareWorkloadScheduling (alpha).
+group cycle decides in one pass), v1.37's PlacementScore plugins (drasim: most pods placed, then domain
+name; v1.37 breaks ties at random).
 """
 from __future__ import annotations
 
@@ -44,25 +49,18 @@ def _pending_members(sched, first: QueuedPod, key) -> list[QueuedPod]:
     return sorted(infos, key=lambda i: (-i.priority, i.timestamp, i.key))
 
 
-def schedule_pod_group(sched, first: QueuedPod) -> None:
-    from drasim.scheduler.scheduler import SKIP_POST_FILTER, SchedulingFailure
+def _attempt(sched, members: list[QueuedPod], placement: set[str] | None):
+    """k8s: podGroupSchedulingDefaultAlgorithm — each member filtered, scored, assumed and reserved in
+    turn (placement: only those nodes). Returns (placed, failed); placed pods stay assumed."""
+    from drasim.scheduler.scheduler import PLACEMENT_NODES, SKIP_POST_FILTER, SchedulingFailure
 
-    key = group_key(first.pod)
-    group = sched.store.get("PodGroup", *key)
-    need = gang_min_count(group) or 1
-    bound_already = sum(1 for p in sched.gang.members(key) if (p.get("spec") or {}).get("nodeName"))
-    placed: list[tuple[QueuedPod, dict, CycleState, str, list]] = []
-    failed: list[tuple[QueuedPod, dict, SchedulingFailure]] = []
-    for info in _pending_members(sched, first, key):
-        md = info.pod["metadata"]
-        pod = sched.store.get("Pod", md.get("namespace"), md["name"])
-        if pod is None or pod["metadata"]["uid"] != info.uid or pod["spec"].get("nodeName") \
-                or pod["metadata"].get("deletionTimestamp"):
-            sched.queue.remove(info.uid)
-            continue
-        info.pod = pod
+    placed, failed = [], []
+    for info in members:
+        pod = info.pod
         state = CycleState()
         state[SKIP_POST_FILTER] = True
+        if placement is not None:
+            state[PLACEMENT_NODES] = placement
         sched.attempts += 1
         try:
             node_name = sched._schedule_pod(state, pod)
@@ -82,10 +80,81 @@ def schedule_pod_group(sched, first: QueuedPod) -> None:
             failed.append((info, pod, refusal))
             continue
         placed.append((info, pod, state, node_name, reserved))
+    return placed, failed
+
+
+def _undo(sched, placed) -> None:
+    for info, pod, state, node_name, reserved in reversed(placed):   # most recent first
+        sched._unwind(reserved, state, pod, node_name)
+
+
+def _placements(sched, group: dict, key) -> list[tuple[str, set[str]]] | None:
+    """TopologyAwareWorkloadScheduling (alpha): one placement per value of the group's topology key among
+    the nodes, or only the domain of members already bound (k8s: TopologyPlacement.GeneratePlacements;
+    the first constraint only). None: no topology constraint (the whole cluster)."""
+    if not sched.topology_placements:
+        return None
+    topology = ((group.get("spec") or {}).get("schedulingConstraints") or {}).get("topology") or []
+    topo_key = topology[0].get("key") if topology and isinstance(topology[0], dict) else None
+    if not topo_key:
+        return None
+    domains: dict[str, set[str]] = {}
+    for node in sched.cache.nodes():
+        value = ((node.node.get("metadata") or {}).get("labels") or {}).get(topo_key)
+        if value is not None:
+            domains.setdefault(value, set()).add(node.name)
+    bound = set()
+    for pod in sched.gang.members(key):
+        node_name = (pod.get("spec") or {}).get("nodeName")
+        info = sched.cache.node(node_name) if node_name else None
+        if info is not None:
+            bound.add(((info.node.get("metadata") or {}).get("labels") or {}).get(topo_key))
+    if bound:
+        domains = {d: n for d, n in domains.items() if d in bound}
+    return sorted(domains.items())
+
+
+def schedule_pod_group(sched, first: QueuedPod) -> None:
+    from drasim.scheduler.scheduler import SchedulingFailure
+
+    key = group_key(first.pod)
+    group = sched.store.get("PodGroup", *key)
+    need = gang_min_count(group) or 1
+    bound_already = sum(1 for p in sched.gang.members(key) if (p.get("spec") or {}).get("nodeName"))
+    members = []
+    for info in _pending_members(sched, first, key):
+        md = info.pod["metadata"]
+        pod = sched.store.get("Pod", md.get("namespace"), md["name"])
+        if pod is None or pod["metadata"]["uid"] != info.uid or pod["spec"].get("nodeName") \
+                or pod["metadata"].get("deletionTimestamp"):
+            sched.queue.remove(info.uid)
+            continue
+        info.pod = pod
+        members.append(info)
+    placements = _placements(sched, group, key) if group is not None else None
+    message = "pod group is unschedulable"
+    if placements is None:
+        placed, failed = _attempt(sched, members, None)
+    else:
+        # k8s: podGroupSchedulingPlacementAlgorithm — every placement tried on the same snapshot; the
+        # feasible one with the most pods placed wins (drasim's stand-in for the PlacementScore plugins,
+        # ties to the first domain in name order where v1.37 breaks ties at random)
+        best, first_try = None, None
+        for domain, nodes in placements:
+            trial_placed, trial_failed = _attempt(sched, members, nodes)
+            _undo(sched, trial_placed)
+            if first_try is None:
+                first_try = (nodes, trial_placed, trial_failed)
+            if bound_already + len(trial_placed) >= need and (best is None or len(trial_placed) > best[0]):
+                best = (len(trial_placed), nodes)
+        if best is not None:
+            placed, failed = _attempt(sched, members, best[1])
+        else:
+            placed, failed = _attempt(sched, members, first_try[0]) if first_try else ([], [])
+            message = f"0/{len(placements)} placements are available, first placement status: {message}"
     feasible = bound_already + len(placed) >= need
-    if not feasible:   # undo every reservation, most recent first
-        for info, pod, state, node_name, reserved in reversed(placed):
-            sched._unwind(reserved, state, pod, node_name)
+    if not feasible:
+        _undo(sched, placed)
     for info, pod, state, node_name, reserved in placed:
         if feasible:
             _bind(sched, info, state, pod, node_name, reserved)
@@ -98,7 +167,7 @@ def schedule_pod_group(sched, first: QueuedPod) -> None:
         sched._handle_failure(info, pod, failure)
     if group is not None and (placed or failed):
         # k8s: the group status's message (errPodGroupUnschedulable on failure)
-        _set_condition(sched, group, feasible, "" if feasible else "pod group is unschedulable")
+        _set_condition(sched, group, feasible, "" if feasible else message)
 
 
 def _bind(sched, info: QueuedPod, state: CycleState, pod: dict, node_name: str, reserved: list) -> None:

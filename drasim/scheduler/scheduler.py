@@ -69,6 +69,7 @@ class Profile:
 
 _FILTERS_KEY = "drasim/filters"
 SKIP_POST_FILTER = "drasim/skip-post-filter"   # a pod group cycle: no preemption, no deallocation
+PLACEMENT_NODES = "drasim/placement-nodes"     # a pod group placement: only these nodes are considered
 
 
 class _PreFilterRejected(Exception):
@@ -113,6 +114,7 @@ class Scheduler:
         self._global_plugins = [p for p in self.profile.plugins if hasattr(p, "depends_on_other_pods")]
         self.resource_alias: Callable[[str], str | None] | None = None   # see ControlPlane.resource_alias
         self.gang = None   # the GangScheduling plugin when GenericWorkload is on (drasim/scheduler/podgroupcycle.py)
+        self.topology_placements = False   # TopologyAwareWorkloadScheduling (alpha)
         store.subscribe(self._on_event)
 
     # -- informer handlers ------------------------------------------------------
@@ -235,6 +237,9 @@ class Scheduler:
             allowed, skip = self._pre_filter(state, pod, nodes, diagnosis)
         except _PreFilterRejected:
             self._fail(state, pod, nodes, diagnosis)
+        placement = state.get(PLACEMENT_NODES)
+        if placement is not None:   # k8s: AssumePlacement narrows the snapshot to the placement's nodes
+            allowed = placement if allowed is None else allowed & placement
         filters = [p for p in self.profile.filter if p.name not in skip]
         state[_FILTERS_KEY] = filters
         index = None

@@ -169,3 +169,54 @@ def test_pod_group_validation(policy, message):
         cp.create({"apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup",
                    "metadata": {"name": "g", "namespace": "default"}, "spec": {"schedulingPolicy": policy}})
     assert message in str(e.value)
+
+
+def racks(flag):
+    """rack-a: two nodes with 2 GPUs each (4); rack-b: two nodes with 3 GPUs each (6)."""
+    cp = ControlPlane(options_for(featuregates.from_flag(flag)))
+    cp.create({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+               "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}})
+    for rack, gpus in (("a", 2), ("b", 3)):
+        for n in range(2):
+            name = f"{rack}-{n}"
+            cp.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": {"rack": rack}},
+                       "status": {"allocatable": {"cpu": "64", "memory": "256Gi", "pods": "110"}}})
+            cp.create({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": name},
+                       "spec": {"driver": DRIVER, "nodeName": name,
+                                "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
+                                "devices": [{"name": f"gpu-{i}"} for i in range(gpus)]}})
+    cp.create({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+               "metadata": {"name": "one-gpu", "namespace": "default"},
+               "spec": {"spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu"}}]}}}})
+    from drasim.api import kinds
+    from drasim.api.loader import Document
+    return cp, lambda n: cp.apply([Document("pg.yaml", kinds.POD_GROUP, {
+        "apiVersion": "scheduling.k8s.io/v1beta1", "kind": "PodGroup", "metadata": {"name": "train", "namespace": "default"},
+        "spec": {"schedulingPolicy": {"gang": {"minCount": n}}, "schedulingConstraints": {"topology": [{"key": "rack"}]}}})])
+
+
+TOPOLOGY = "GenericWorkload=true,TopologyAwareWorkloadScheduling=true"
+
+
+@pytest.mark.parametrize("flag, racks_used", [(TOPOLOGY, {"b"}), (ON, {"a", "b"})])
+def test_topology_constraint_keeps_the_gang_in_one_rack(flag, racks_used):
+    """Five workers: only rack-b (6 GPUs) holds them all; without the alpha gate the constraint is dropped
+    and the workers spread over both racks (the scheduler's scoring, not the constraint, decides)."""
+    cp, make_group = racks(flag)
+    make_group(5)
+    workers(cp, 5)
+    nodes = [cp.store.get("Pod", "default", f"worker-{i}")["spec"].get("nodeName") for i in range(5)]
+    assert all(nodes)
+    used = {n.split("-")[0] for n in nodes}
+    assert used == racks_used
+    if flag != TOPOLOGY:
+        assert "schedulingConstraints" not in cp.store.get("PodGroup", "default", "train")["spec"]
+
+
+def test_no_rack_holds_the_gang():
+    cp, make_group = racks(TOPOLOGY)
+    make_group(7)
+    workers(cp, 7)
+    assert placed(cp) == []
+    [cond] = cp.store.get("PodGroup", "default", "train")["status"]["conditions"]
+    assert cond["message"].startswith("0/2 placements are available")
