@@ -76,6 +76,8 @@ class Server:
         self.resources = Resources(self.cp, on_write=live.poke, status_check=self._status_check,
                                    admission_check=self._admission_check)
         self.encoded = EncodedObjects()
+        # kinds whose gate is off: not in discovery, 404 on their paths (e.g. PodGroup without GenericWorkload)
+        self.hidden = frozenset(k.kind for k in kinds.ALL_KINDS if self.cp.unserved(k))
         self.requests = 0
 
     def app(self) -> web.Application:
@@ -138,25 +140,25 @@ class Server:
             return _json(discovery.version_info())
         if path == "/api":
             if discovery.wants_aggregated(accept):
-                return _json(discovery.aggregated(core=True), content_type=discovery.AGGREGATED_V2)
+                return _json(discovery.aggregated(core=True, hidden=self.hidden), content_type=discovery.AGGREGATED_V2)
             return _json(discovery.api_versions(self.address))
         if path == "/apis":
             if discovery.wants_aggregated(accept):
-                return _json(discovery.aggregated(core=False), content_type=discovery.AGGREGATED_V2)
-            return _json(discovery.api_group_list())
+                return _json(discovery.aggregated(core=False, hidden=self.hidden), content_type=discovery.AGGREGATED_V2)
+            return _json(discovery.api_group_list(self.hidden))
         segs = path.strip("/").split("/")
         if segs[0] == "api" and len(segs) >= 2:
             group, version, rest = "", segs[1], segs[2:]
         elif segs[0] == "apis" and len(segs) >= 2:
             if len(segs) == 2:
-                if segs[1] not in discovery.groups() or not segs[1]:
+                if segs[1] not in discovery.groups(self.hidden) or not segs[1]:
                     raise st.path_not_found()
-                return _json(discovery.api_group(segs[1]))
+                return _json(discovery.api_group(segs[1], hidden=self.hidden))
             group, version, rest = segs[1], segs[2], segs[3:]
         else:
             raise st.path_not_found()
         if not rest:
-            listing = discovery.api_resource_list(group, version)
+            listing = discovery.api_resource_list(group, version, self.hidden)
             if listing is None:
                 raise st.path_not_found()
             return _json(listing)
@@ -178,9 +180,9 @@ class Server:
 
     def _target(self, group: str, version: str, rest: list[str]) -> Target:
         namespace = None
-        if rest[0] == "namespaces" and len(rest) >= 3 and discovery.by_resource(group, version, rest[2]) is not None:
+        if rest[0] == "namespaces" and len(rest) >= 3 and discovery.by_resource(group, version, rest[2], self.hidden) is not None:
             namespace, rest = rest[1], rest[2:]
-        kind = discovery.by_resource(group, version, rest[0])
+        kind = discovery.by_resource(group, version, rest[0], self.hidden)
         if kind is None or len(rest) > 3:
             raise st.path_not_found()
         name = rest[1] if len(rest) > 1 else None

@@ -24,10 +24,11 @@ CATEGORIES = {"pods": ["all"], "deployments": ["all"], "replicasets": ["all"], "
               "daemonsets": ["all"], "jobs": ["all"]}
 
 
-def served_kinds() -> tuple[Kind, ...]:
-    """The simulated kinds, then those the server keeps itself (RBAC, SelfSubjectAccessReview)."""
+def served_kinds(hidden: frozenset[str] = frozenset()) -> tuple[Kind, ...]:
+    """The simulated kinds, then those the server keeps itself (RBAC, SelfSubjectAccessReview);
+    `hidden`: kinds whose feature gate is off (not served, as kube-apiserver installs no storage)."""
     from drasim.server.rbacobjects import SERVER_KINDS
-    return kinds.ALL_KINDS + SERVER_KINDS
+    return tuple(k for k in kinds.ALL_KINDS + SERVER_KINDS if k.kind not in hidden)
 
 
 def kind_verbs(kind: Kind) -> list[str]:
@@ -35,16 +36,16 @@ def kind_verbs(kind: Kind) -> list[str]:
     return ["create"] if kind.plural in CREATE_ONLY else VERBS
 
 
-def groups() -> dict[str, dict[str, list[Kind]]]:
+def groups(hidden: frozenset[str] = frozenset()) -> dict[str, dict[str, list[Kind]]]:
     """group → version → kinds, in kinds.py order (core group "" first)."""
     out: dict[str, dict[str, list[Kind]]] = {"": {}}
-    for kind in served_kinds():
+    for kind in served_kinds(hidden):
         out.setdefault(kind.group, {}).setdefault(kind.version, []).append(kind)
     return out
 
 
-def by_resource(group: str, version: str, plural: str) -> Kind | None:
-    for kind in served_kinds():
+def by_resource(group: str, version: str, plural: str, hidden: frozenset[str] = frozenset()) -> Kind | None:
+    for kind in served_kinds(hidden):
         if kind.group == group and kind.version == version and kind.plural == plural:
             return kind
     return None
@@ -69,22 +70,22 @@ def api_versions(server_address: str) -> dict:
             "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": server_address}]}
 
 
-def api_group_list() -> dict:
+def api_group_list(hidden: frozenset[str] = frozenset()) -> dict:
     items = []
-    for group, versions in groups().items():
+    for group, versions in groups(hidden).items():
         if group:
             items.append(api_group(group, versions))
     return {"kind": "APIGroupList", "apiVersion": "v1", "groups": items}
 
 
-def api_group(group: str, versions: dict[str, list[Kind]] | None = None) -> dict:
-    versions = versions if versions is not None else groups()[group]
+def api_group(group: str, versions: dict[str, list[Kind]] | None = None, hidden: frozenset[str] = frozenset()) -> dict:
+    versions = versions if versions is not None else groups(hidden)[group]
     gvs = [{"groupVersion": f"{group}/{v}", "version": v} for v in versions]
     return {"kind": "APIGroup", "apiVersion": "v1", "name": group, "versions": gvs, "preferredVersion": gvs[0]}
 
 
-def api_resource_list(group: str, version: str) -> dict | None:
-    found = groups().get(group, {}).get(version)
+def api_resource_list(group: str, version: str, hidden: frozenset[str] = frozenset()) -> dict | None:
+    found = groups(hidden).get(group, {}).get(version)
     if not found:
         return None
     resources = []
@@ -121,10 +122,10 @@ def _discovery_resource(kind: Kind) -> dict:
     return entry
 
 
-def aggregated(core: bool) -> dict:
+def aggregated(core: bool, hidden: frozenset[str] = frozenset()) -> dict:
     """/api (core=True) or /apis as an apidiscovery.k8s.io/v2 APIGroupDiscoveryList."""
     items = []
-    for group, versions in groups().items():
+    for group, versions in groups(hidden).items():
         if (group == "") != core or not versions:
             continue
         items.append({"metadata": {"name": group, "creationTimestamp": None},
