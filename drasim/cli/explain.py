@@ -24,6 +24,26 @@ def find_pod(cp: ControlPlane, ref: str) -> dict:
     return pod
 
 
+def _gang_line(cp: ControlPlane, pod: dict) -> str | None:
+    """The pod's gang, if it is in one: a pod that fits alone may still wait for its group."""
+    if cp.gang is None:
+        return None
+    from drasim.scheduler.plugins.gangscheduling import gang_min_count, group_key
+
+    key = group_key(pod)
+    group = cp.store.get("PodGroup", *key) if key else None
+    need = gang_min_count(group)
+    if need is None:
+        return None
+    members = cp.gang.members(key)
+    bound = sum(1 for p in members if (p.get("spec") or {}).get("nodeName"))
+    cond = next((c for c in (group.get("status") or {}).get("conditions") or ()
+                 if c.get("type") == "PodGroupInitiallyScheduled"), None)
+    state = f"; PodGroupInitiallyScheduled={cond['status']} ({cond.get('reason')})" if cond else ""
+    return (f"  gang: PodGroup {key[0]}/{key[1]} needs {need} pods placed together; {len(members)} exist, "
+            f"{bound} bound{state}")
+
+
 def render_table(cp: ControlPlane, pod: dict, why: Explanation) -> str:
     buf = io.StringIO()
     console = Console(file=buf, width=terminal_width(), no_color=True, highlight=False, markup=False)
@@ -43,6 +63,9 @@ def render_table(cp: ControlPlane, pod: dict, why: Explanation) -> str:
         results = (((claim or {}).get("status") or {}).get("allocation") or {}).get("devices", {}).get("results", [])
         devices = ", ".join(f"{r['driver']}/{r['pool']}/{r['device']}" for r in results) or "(unallocated)"
         console.print(f"  claim {label}: {devices}")
+    gang = _gang_line(cp, pod)
+    if gang:
+        console.print(gang)
     console.print()
     if why.gated:
         console.print(f"Not tried yet (PreEnqueue): {why.gated}")

@@ -30,3 +30,16 @@ def test_eight_workers_all_or_nothing(capsys, files, gate, running):
     assert len(workers) == 8
     assert sum(1 for w in workers if w["spec"].get("nodeName")) == running
     assert sum(1 for c in claims if (c.get("status") or {}).get("allocation")) == running   # no GPU held by a partial gang
+
+
+def test_explain_names_the_gang(capsys):
+    """A worker that would fit alone: explain says which group holds it back."""
+    assert main(["simulate", str(EX / "cluster.yaml"), str(EX / "training.yaml"), "-o", "json",
+                 "--feature-gates=GenericWorkload=true"]) == 0
+    worker = next(i["metadata"]["name"] for i in json.loads(capsys.readouterr().out)["items"]
+                  if i["kind"] == "Pod" and i["metadata"]["name"].startswith("train-0"))
+    assert main(["explain", "--cluster", str(EX / "cluster.yaml"), str(EX / "training.yaml"), f"default/{worker}",
+                 "--feature-gates=GenericWorkload=true"]) == 0
+    out = capsys.readouterr().out
+    assert "gang: PodGroup default/train needs 8 pods placed together; 8 exist, 0 bound" in out
+    assert "waiting for minCount pods from a gang to be scheduled" in out
