@@ -85,9 +85,13 @@ def default_device_taint_rule(obj: dict, now: str, old: dict | None = None) -> N
 
 
 def _container(c: dict) -> None:
-    """Limits missing from requests are copied into requests (extended-resources.md §4.1)."""
+    """Limits missing from requests are copied into requests (extended-resources.md §4.1); a port
+    without a protocol is TCP (k8s: SetDefaults_ContainerPort)."""
     if not isinstance(c, dict):
         return
+    for port in c.get("ports") or () if isinstance(c.get("ports"), list) else ():
+        if isinstance(port, dict) and not port.get("protocol"):
+            port["protocol"] = "TCP"
     resources = c.get("resources")
     if not isinstance(resources, dict):
         return

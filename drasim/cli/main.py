@@ -247,8 +247,9 @@ def simulate(args: argparse.Namespace) -> int:
             print(f"warning: {note}", file=sys.stderr)
         sim = Simulation(args.options)
         failure = sim.run(list(zip(args.phases, phases)), say)
-    for note in [*sim.cp.warnings, *sim.cp.kubelets.warnings]:   # e.g. a drasim.io/run-for annotation that is no duration
-        print(f"warning: {note}", file=sys.stderr)
+    if failure is None:   # a failed run ends with its one error line
+        for note in [*sim.cp.warnings, *sim.cp.kubelets.warnings]:   # e.g. a run-for annotation that is no duration
+            print(f"warning: {note}", file=sys.stderr)
     tables = args.output in ("table", "wide")
     if failure is not None:
         if tables and sim.applied:

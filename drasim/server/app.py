@@ -162,7 +162,7 @@ class Server:
             if listing is None:
                 raise st.path_not_found()
             return _json(listing)
-        if group in (rbacobjects.RBAC_GROUP, rbacobjects.AUTHZ_GROUP):
+        if group in (rbacobjects.RBAC_GROUP, rbacobjects.AUTHZ_GROUP, rbacobjects.SSR.group):
             return await self._serve_rbac(request, group, version, rest, user)
         target = self._target(group, version, rest)
         self.live.sync_clock()
@@ -347,6 +347,12 @@ class Server:
     def _review(self, kind, user: User, namespace, body) -> dict:
         if kind.namespaced and namespace is None:
             raise st.path_not_found()
+        if kind is rbacobjects.SSR:   # k8s: pkg/registry/authentication/selfsubjectreview (spec-less)
+            info = {"username": user.name, "groups": list(user.groups)}
+            if user.uid:
+                info["uid"] = user.uid
+            return {"kind": "SelfSubjectReview", "apiVersion": "authentication.k8s.io/v1",
+                    "metadata": {"creationTimestamp": None}, "status": {"userInfo": info}}
         if kind is rbacobjects.SSAR:
             return self.rbac.access_review(self.security.decide, user, body)
         if kind is rbacobjects.SSRR:
@@ -368,7 +374,9 @@ class Server:
         if kind in rbacobjects.REVIEW_KINDS:
             if method != "POST" or name is not None:
                 raise st.method_not_allowed(method)
-            return _json(self._review(kind, user, namespace, await self._decoded(request, kind)), 201)
+            # a SelfSubjectReview has no spec: its body (protobuf from kubectl) is read, not decoded
+            body = await self._body(request) if kind is rbacobjects.SSR else await self._decoded(request, kind)
+            return _json(self._review(kind, user, namespace, body), 201)
         if name is None:
             if method == "GET":
                 if request.query.get("watch") in ("1", "true"):

@@ -28,8 +28,11 @@ LSAR = Kind(AUTHZ_GROUP, "v1", "LocalSubjectAccessReview", "localsubjectaccessre
             has_status=False)
 SSRR = Kind(AUTHZ_GROUP, "v1", "SelfSubjectRulesReview", "selfsubjectrulesreviews", namespaced=False,
             has_status=False)
+# k8s: authentication.k8s.io/v1 SelfSubjectReview (`kubectl auth whoami`): the requester's own user info
+SSR = Kind("authentication.k8s.io", "v1", "SelfSubjectReview", "selfsubjectreviews", namespaced=False,
+           has_status=False)
 RBAC_KINDS = (ROLE, ROLE_BINDING, CLUSTER_ROLE, CLUSTER_ROLE_BINDING)
-REVIEW_KINDS = (SSAR, SAR, LSAR, SSRR)
+REVIEW_KINDS = (SSAR, SAR, LSAR, SSRR, SSR)
 SERVER_KINDS = (*RBAC_KINDS, *REVIEW_KINDS)
 CREATE_ONLY = {k.plural for k in REVIEW_KINDS}
 BY_PLURAL = {k.plural: k for k in SERVER_KINDS}

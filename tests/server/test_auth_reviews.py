@@ -143,3 +143,14 @@ def test_python_client_subject_access_review(rbac_server):
     rules = api.create_self_subject_rules_review(client.V1SelfSubjectRulesReview(
         spec=client.V1SelfSubjectRulesReviewSpec(namespace="team-a")))
     assert any(r.resources == ["*"] for r in rules.status.resource_rules)   # the admin: cluster-admin
+
+
+def test_kubectl_auth_whoami(kubectl_available, rbac_server):
+    """SelfSubjectReview (authentication.k8s.io/v1): the requester's user info, impersonation included."""
+    out = rbac_server.kubectl("auth", "whoami", "--as=alice", "--as-group=dev").stdout
+    rows = {tuple(line.split(None, 1)) for line in out.splitlines()[1:] if line.strip()}
+    assert ("Username", "alice") in rows, out
+    assert any(r[0] == "Groups" and "dev" in r[1] and "system:authenticated" in r[1] for r in rows), out
+    code, review = rbac_server.call("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+                                    {"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"})
+    assert code == 201 and review["status"]["userInfo"]["username"]
