@@ -59,8 +59,9 @@ GATES: dict[str, Gate] = {g.name: g for g in (
        "off: slice taints dropped, allocator ignores taints, no eviction"),
     _g("DRAExtendedResource", GA, True, True, (DRA,), MODELLED, "extended resources backed by DRA"),
     _g("DRAFractionalCapacityRange", BETA, False, note="on by default only with --min-compatibility-version=1.37"),
-    _g("DRAListTypeAttributes", ALPHA, False, note="off: list values dropped from slices; on: CEL sees them, "
-       "list matchAttribute semantics not modelled"),
+    _g("DRAListTypeAttributes", ALPHA, False, modelled=MODELLED,
+       note="off: list values dropped from slices, no `includes` in new selectors; on: set-based "
+       "matchAttribute/distinctAttribute (experimental allocator)"),
     _g("DRANodeAllocatableResources", ALPHA, False, note="off: nodeAllocatableResourceMappings dropped"),
     _g("DRAOptionalNodeOperations", ALPHA, False, note="node operations are not simulated"),
     _g("DRAPartitionableDevices", BETA, True, False, (DRA,), MODELLED,
@@ -198,6 +199,7 @@ ALLOCATOR_GATES = {
     "DRADeviceTaints": "device_taints",
     "DRADeviceBindingConditions": "device_binding",
     "DRADeviceCompatibilityGroups": "compatibility_groups",
+    "DRAListTypeAttributes": "list_type_attributes",
 }
 
 
