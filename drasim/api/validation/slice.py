@@ -13,6 +13,7 @@ from drasim.api.fielderrors import Path, forbidden, invalid, required, too_long,
 from drasim.api.validation import common
 from drasim.api.validation.capacity import validate_request_policy
 from drasim.api.validation.common import BAD, Errors, byte_len, dict_items, get_bool, get_dict, get_int, get_list, get_str
+from drasim.api.validation.compatibility import validate_compatibility_groups
 from drasim.api.validation.core import validate_node_selector
 from drasim.api.validation.resource import (
     check_list, check_unique, validate_device_taint, validate_dns_label, validate_driver_name,
@@ -201,6 +202,7 @@ def _validate_device(device: dict, old: dict | None, path: Path, per_device: boo
     for i, c, p in dict_items(consumptions or [], path.child("consumesCounters"), errs):
         names.append((i, c.get("counterSet")))
         _validate_named_counters(c, "counterSet", p, MAX_COUNTERS_PER_CONSUMPTION, errs)
+        validate_compatibility_groups(c, p, errs)
     check_unique(names, path.child("consumesCounters"), errs)
     _validate_device_node_selection(device, path, per_device, errs)
     _validate_binding_conditions(device, path, errs)
