@@ -62,7 +62,8 @@ GATES: dict[str, Gate] = {g.name: g for g in (
     _g("DRAListTypeAttributes", ALPHA, False, modelled=MODELLED,
        note="off: list values dropped from slices, no `includes` in new selectors; on: set-based "
        "matchAttribute/distinctAttribute (experimental allocator)"),
-    _g("DRANodeAllocatableResources", ALPHA, False, note="off: nodeAllocatableResourceMappings dropped"),
+    _g("DRANodeAllocatableResources", ALPHA, False, note="off: nodeAllocatableResources dropped; on: validated, "
+       "not counted against the node (docs/spec/alphas.md §4)"),
     _g("DRAOptionalNodeOperations", ALPHA, False, note="node operations are not simulated"),
     _g("DRAPartitionableDevices", BETA, True, False, (DRA,), MODELLED,
        "allocator (counters, per-device node selection); off: slice fields dropped"),

@@ -15,6 +15,7 @@ from drasim.api.validation.capacity import validate_request_policy
 from drasim.api.validation.common import BAD, Errors, byte_len, dict_items, get_bool, get_dict, get_int, get_list, get_str
 from drasim.api.validation.compatibility import validate_compatibility_groups
 from drasim.api.validation.core import validate_node_selector
+from drasim.api.validation.nodeallocatable import validate_node_allocatable_resources
 from drasim.api.validation.resource import (
     check_list, check_unique, validate_device_taint, validate_dns_label, validate_driver_name,
     validate_node_name, validate_pool_name, validate_qualified_name,
@@ -206,6 +207,7 @@ def _validate_device(device: dict, old: dict | None, path: Path, per_device: boo
     check_unique(names, path.child("consumesCounters"), errs)
     _validate_device_node_selection(device, path, per_device, errs)
     _validate_binding_conditions(device, path, errs)
+    validate_node_allocatable_resources(device, path, errs)
     get_bool(device, "allowMultipleAllocations", path, errs)
     get_bool(device, "bindsToNode", path, errs)
 
