@@ -48,7 +48,8 @@ GATES: dict[str, Gate] = {g.name: g for g in (
     _g("DRAAdminAccess", GA, True, True, (DRA,), MODELLED, "adminAccess requests; namespace label check"),
     _g("DRAConsumableCapacity", BETA, True, False, (DRA,), MODELLED,
        "allocator (shared devices, capacity requests); off: slice fields dropped"),
-    _g("DRADerivedAttributes", ALPHA, False, note="derived attributes not modelled"),
+    _g("DRADerivedAttributes", ALPHA, False, note="not modelled: v1.37 types and allocator code not in the evidence "
+       "(docs/spec/alphas.md §3)"),
     _g("DRADeviceBindingConditions", BETA, True, False, (DRA, "DRAResourceClaimDeviceStatus"), MODELLED,
        "allocator and binding conditions; off: slice fields dropped"),
     _g("DRADeviceCompatibilityGroups", ALPHA, False, False, (), MODELLED,
@@ -60,8 +61,7 @@ GATES: dict[str, Gate] = {g.name: g for g in (
     _g("DRAExtendedResource", GA, True, True, (DRA,), MODELLED, "extended resources backed by DRA"),
     _g("DRAFractionalCapacityRange", BETA, False, note="on by default only with --min-compatibility-version=1.37"),
     _g("DRAListTypeAttributes", ALPHA, False, modelled=MODELLED,
-       note="off: list values dropped from slices, no `includes` in new selectors; on: set-based "
-       "matchAttribute/distinctAttribute (experimental allocator)"),
+       note="set-based matchAttribute/distinctAttribute, includes() in new selectors; off: lists dropped"),
     _g("DRANodeAllocatableResources", ALPHA, False, note="off: nodeAllocatableResources dropped; on: validated, "
        "not counted against the node (docs/spec/alphas.md §4)"),
     _g("DRAOptionalNodeOperations", ALPHA, False, note="node operations are not simulated"),
@@ -69,7 +69,8 @@ GATES: dict[str, Gate] = {g.name: g for g in (
        "allocator (counters, per-device node selection); off: slice fields dropped"),
     _g("DRAPrioritizedList", GA, True, True, (DRA,), MODELLED, "firstAvailable requests"),
     _g("DRAResourceClaimDeviceStatus", GA, True, True, (), MODELLED, "claim status.devices"),
-    _g("DRAResourcePoolStatus", ALPHA, False, note="off: partitionTypeAttribute dropped; the request API is not modelled"),
+    _g("DRAResourcePoolStatus", ALPHA, False, note="off: partitionTypeAttribute dropped; ResourcePoolStatusRequest "
+       "(v1alpha3, needs --runtime-config) not served (docs/spec/alphas.md §5)"),
     _g("DRASchedulerFilterTimeout", BETA, True, False, (DRA,), NO_EFFECT, "drasim's Filter never runs for 10 s"),
     _g("DRAWorkloadResourceClaims", BETA, False, note="PodGroup claims not modelled yet"),
     _g(DRA, GA, True, True, (), MODELLED, "DRA itself"),
