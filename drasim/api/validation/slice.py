@@ -16,6 +16,7 @@ from drasim.api.validation.common import BAD, Errors, byte_len, dict_items, get_
 from drasim.api.validation.compatibility import validate_compatibility_groups
 from drasim.api.validation.core import validate_node_selector
 from drasim.api.validation.nodeallocatable import validate_node_allocatable_resources
+from drasim.api.validation.partitiontype import validate_partition_type_attribute
 from drasim.api.validation.resource import (
     check_list, check_unique, validate_device_taint, validate_dns_label, validate_driver_name,
     validate_node_name, validate_pool_name, validate_qualified_name,
@@ -97,6 +98,7 @@ def _validate_spec(spec: dict, old: dict | None, path: Path, errs: Errors) -> No
         names.append((i, cs.get("name")))
         _validate_named_counters(cs, "name", p, MAX_COUNTERS_PER_SET, errs)
     check_unique(names, path.child("sharedCounters"), errs)
+    validate_partition_type_attribute(spec, path, errs)
 
 
 def _get(obj: dict, *keys: str):
