@@ -93,7 +93,7 @@ def prepare(store: MemoryStore, kind: kinds.Kind, obj: dict, old: dict | None, s
             md["name"] = store.generate_name(kind, md["generateName"], md.get("namespace") or "")
         md.setdefault("uid", store.new_uid())
     prepare_for_create(obj, old)   # k8s: Job/DaemonSet PrepareForCreate (needs the uid); kept by apply's merge
-    errors = validate_object(obj, old) + admin_access_errors(store, kind, obj, pending)
+    errors = validate_object(obj, old, gates) + admin_access_errors(store, kind, obj, pending)
     if errors:
         name = md.get("name") or md.get("generateName") or ""
         raise InvalidObject(kind.kind_group, name if isinstance(name, str) else "", errors, source)

@@ -95,12 +95,12 @@ def _drop_consumable(s):
 
 
 def _node_allocatable_used(s):
-    return any(d.get("nodeAllocatableResourceMappings") for d in _devices(s))
+    return any(d.get("nodeAllocatableResources") for d in _devices(s))
 
 
 def _drop_node_allocatable(s):
     for d in _devices(s):
-        d.pop("nodeAllocatableResourceMappings", None)
+        d.pop("nodeAllocatableResources", None)   # the v1.37 name (nodeAllocatableResourceMappings is tombstoned)
 
 
 def _list_attributes_used(s):

@@ -48,7 +48,8 @@ GATES: dict[str, Gate] = {g.name: g for g in (
     _g("DRAAdminAccess", GA, True, True, (DRA,), MODELLED, "adminAccess requests; namespace label check"),
     _g("DRAConsumableCapacity", BETA, True, False, (DRA,), MODELLED,
        "allocator (shared devices, capacity requests); off: slice fields dropped"),
-    _g("DRADerivedAttributes", ALPHA, False, note="derived attributes not modelled"),
+    _g("DRADerivedAttributes", ALPHA, False, note="not modelled: v1.37 types and allocator code not in the evidence "
+       "(docs/spec/alphas.md §3)"),
     _g("DRADeviceBindingConditions", BETA, True, False, (DRA, "DRAResourceClaimDeviceStatus"), MODELLED,
        "allocator and binding conditions; off: slice fields dropped"),
     _g("DRADeviceCompatibilityGroups", ALPHA, False, False, (), MODELLED,
@@ -59,15 +60,17 @@ GATES: dict[str, Gate] = {g.name: g for g in (
        "off: slice taints dropped, allocator ignores taints, no eviction"),
     _g("DRAExtendedResource", GA, True, True, (DRA,), MODELLED, "extended resources backed by DRA"),
     _g("DRAFractionalCapacityRange", BETA, False, note="on by default only with --min-compatibility-version=1.37"),
-    _g("DRAListTypeAttributes", ALPHA, False, note="off: list values dropped from slices; on: CEL sees them, "
-       "list matchAttribute semantics not modelled"),
-    _g("DRANodeAllocatableResources", ALPHA, False, note="off: nodeAllocatableResourceMappings dropped"),
+    _g("DRAListTypeAttributes", ALPHA, False, modelled=MODELLED,
+       note="set-based matchAttribute/distinctAttribute, includes() in new selectors; off: lists dropped"),
+    _g("DRANodeAllocatableResources", ALPHA, False, note="off: nodeAllocatableResources dropped; on: validated, "
+       "not counted against the node (docs/spec/alphas.md §4)"),
     _g("DRAOptionalNodeOperations", ALPHA, False, note="node operations are not simulated"),
     _g("DRAPartitionableDevices", BETA, True, False, (DRA,), MODELLED,
        "allocator (counters, per-device node selection); off: slice fields dropped"),
     _g("DRAPrioritizedList", GA, True, True, (DRA,), MODELLED, "firstAvailable requests"),
     _g("DRAResourceClaimDeviceStatus", GA, True, True, (), MODELLED, "claim status.devices"),
-    _g("DRAResourcePoolStatus", ALPHA, False, note="off: partitionTypeAttribute dropped; the request API is not modelled"),
+    _g("DRAResourcePoolStatus", ALPHA, False, note="off: partitionTypeAttribute dropped; ResourcePoolStatusRequest "
+       "(v1alpha3, needs --runtime-config) not served (docs/spec/alphas.md §5)"),
     _g("DRASchedulerFilterTimeout", BETA, True, False, (DRA,), NO_EFFECT, "drasim's Filter never runs for 10 s"),
     _g("DRAWorkloadResourceClaims", BETA, False, modelled=MODELLED,
        note="PodGroup claims: one claim per group template entry, one reservedFor entry per group (needs GenericWorkload)"),
@@ -200,6 +203,7 @@ ALLOCATOR_GATES = {
     "DRADeviceTaints": "device_taints",
     "DRADeviceBindingConditions": "device_binding",
     "DRADeviceCompatibilityGroups": "compatibility_groups",
+    "DRAListTypeAttributes": "list_type_attributes",
 }
 
 

@@ -15,11 +15,9 @@ _KINDS = ("string", "int", "bool", "version")  # Go's switch order
 _MISSING = object()
 
 
-def lookup_attribute(device: DeviceRec, name: str):
-    """The attribute for a fully qualified name: exact key, else the bare id if the domain is the driver (§13.4).
-
-    Returns (kind, value) - kind None for an attribute without a known value - or _MISSING.
-    """
+def attribute_entry(device: DeviceRec, name: str):
+    """The attribute object for a fully qualified name: exact key, else the bare id if the domain
+    is the driver (§13.4); _MISSING when the device does not have it."""
     attributes = device.raw.get("attributes") or {}
     attr = attributes.get(name)
     if attr is None:
@@ -29,6 +27,14 @@ def lookup_attribute(device: DeviceRec, name: str):
         attr = attributes.get(ident)
         if attr is None:
             return _MISSING
+    return attr
+
+
+def lookup_attribute(device: DeviceRec, name: str):
+    """(kind, value) of the attribute - kind None for an attribute without a scalar value - or _MISSING."""
+    attr = attribute_entry(device, name)
+    if attr is _MISSING:
+        return _MISSING
     for kind in _KINDS:
         value = attr.get(kind)
         if value is not None:

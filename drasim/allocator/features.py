@@ -18,6 +18,7 @@ class Features:
     consumable_capacity: bool = True
     device_binding: bool = True
     compatibility_groups: bool = False  # alpha in v1.37 (KEP-5963)
+    list_type_attributes: bool = False  # alpha in v1.37 (KEP-5491): selects the experimental allocator
 
     def gate_names(self) -> set[str]:
         """The enabled features by their Kubernetes names (Features.Set in Go)."""
@@ -27,5 +28,6 @@ class Features:
             "DRAConsumableCapacity": self.consumable_capacity,
             "DRADeviceBindingConditions+DRAResourceClaimDeviceStatus": self.device_binding,
             "DRADeviceCompatibilityGroups": self.compatibility_groups,
+            "DRAListTypeAttributes": self.list_type_attributes,
         }
         return {name for name, on in names.items() if on}

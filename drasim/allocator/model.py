@@ -50,7 +50,7 @@ class DeviceRec:
     __slots__ = ("name", "id", "driver", "pool", "raw", "capacity", "allow_multi", "consumes", "taints",
                  "binding_conditions", "binding_failure_conditions", "binds_to_node",
                  "node_name", "all_nodes", "node_selector", "sel_cache", "_cel_input", "cap_fits_empty",
-                 "compat", "compat_snapshot")
+                 "compat", "compat_snapshot", "attr_sets")
 
     def __init__(self, driver: str, pool: str, raw: dict) -> None:
         self.name: str = raw.get("name", "")
@@ -81,6 +81,7 @@ class DeviceRec:
         self.node_selector: dict | None = raw.get("nodeSelector")
         # expression text -> True/False, or a CEL error message (str); lives as long as this slice version.
         self.sel_cache: dict[str, bool | str] = {}
+        self.attr_sets: dict | None = None   # attribute name -> its value set (listconstraints.py), on first use
         self._cel_input = None
         self.cap_fits_empty = _fits_without_requests(self.capacity)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from drasim.allocator.constraints import DistinctAttribute, MatchAttribute
+from drasim.allocator.listconstraints import ListDistinctAttribute, ListMatchAttribute
 from drasim.allocator.features import Features
 from drasim.api.quantity import Quantity, parse_quantity
 from drasim.errors import AllocationError
@@ -107,7 +108,7 @@ def prepare_claim(claim: dict, classes: Mapping[str, ClassRec], features: Featur
     try:
         _prepare_requests(prepared, classes, features)
         if prepared.error is None:
-            _prepare_constraints(prepared)
+            _prepare_constraints(prepared, features.list_type_attributes)
     except AllocationError as exc:
         prepared.error = exc
     prepared.has_all = any(rd.all_mode for subs in prepared.requests for rd in subs)
@@ -167,14 +168,16 @@ def _request_data(label: str, name: str, parent: str | None, body: dict, classes
     return ReqData(name, parent, body, klass, sub_index)
 
 
-def _prepare_constraints(prepared: PreparedClaim) -> None:
+def _prepare_constraints(prepared: PreparedClaim, list_types: bool) -> None:
+    """With DRAListTypeAttributes the experimental allocator's set semantics apply (listconstraints.py)."""
+    match, distinct = (ListMatchAttribute, ListDistinctAttribute) if list_types else (MatchAttribute, DistinctAttribute)
     constraints = ((prepared.claim.get("spec") or {}).get("devices") or {}).get("constraints") or ()
     for i, constraint in enumerate(constraints):
         names = frozenset(constraint.get("requests") or ())
         if constraint.get("matchAttribute") is not None:
-            prepared.constraints.append((MatchAttribute, names, constraint["matchAttribute"]))
+            prepared.constraints.append((match, names, constraint["matchAttribute"]))
         elif constraint.get("distinctAttribute") is not None:
-            prepared.constraints.append((DistinctAttribute, names, constraint["distinctAttribute"]))
+            prepared.constraints.append((distinct, names, constraint["distinctAttribute"]))
         else:
             prepared.error_at = (len(prepared.spec_requests), 1)  # after the requests and the claim-limit check
             raise AllocationError(f"claim {prepared.label}, constraint #{i}: empty constraint (unsupported constraint type?)")

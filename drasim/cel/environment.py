@@ -4,6 +4,8 @@ k8s: staging/src/k8s.io/apiserver/pkg/cel/environment/base.go, environment.go;
 dynamic-resource-allocation/cel/compile.go; spec cel.md §2, §4.
 
 - NEW: the API server's NewExpressions checker (compatibility version 1.36): no `includes`.
+- NEW_LIST: NewExpressions with the alpha gate DRAListTypeAttributes on, which declares `includes`
+  (compile.go: the 1.36 VersionedOptions whose FeatureEnabled is EnableListTypeAttributes).
 - STORED: kube-scheduler's StoredExpressions checker: everything, `includes` too.
 - RUNTIME: the environment programs run in. Its `device` is declared `dyn` because the
   checker's `kubernetes.DRADevice` is a protobuf message, and cel-expr-python only accepts
@@ -27,6 +29,7 @@ from drasim.cel.types import DEVICE, POOL
 
 class EnvType(enum.Enum):
     NEW = "NewExpressions"
+    NEW_LIST = "NewExpressions+DRAListTypeAttributes"
     STORED = "StoredExpressions"
     RUNTIME = "runtime"
 

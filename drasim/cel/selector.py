@@ -168,23 +168,24 @@ def compile_selector(expression: str) -> CompiledSelector:
     return CompiledSelector(expression, _program(expression), estimated_cost(checked))
 
 
-def validate_selector(expression: str) -> list[tuple[str, str]]:
+def validate_selector(expression: str, list_types: bool = False) -> list[tuple[str, str]]:
     """The API server's checks at create/update (NewExpressions): [] when valid, else
-    [(error_type, detail)] with error_type "Invalid", "Forbidden" or "TooLong"."""
-    return list(_validation(expression))
+    [(error_type, detail)] with error_type "Invalid", "Forbidden" or "TooLong". *list_types*:
+    the DRAListTypeAttributes gate, which adds `includes` (k8s: validation.go validateCELExpression)."""
+    return list(_validation(expression, list_types))
 
 
 @lru_cache(maxsize=4096)
-def _validation(expression: str) -> tuple[tuple[str, str], ...]:
+def _validation(expression: str, list_types: bool) -> tuple[tuple[str, str], ...]:
     """validate_selector, cached by text: claims made from one template repeat it."""
-    return tuple(_validate(expression))
+    return tuple(_validate(expression, EnvType.NEW_LIST if list_types else EnvType.NEW))
 
 
-def _validate(expression: str) -> list[tuple[str, str]]:
+def _validate(expression: str, env_type: EnvType) -> list[tuple[str, str]]:
     if len(expression.encode("utf-8", "surrogatepass")) > MAX_EXPRESSION_LENGTH:
         return [("TooLong", f"may not be more than {MAX_EXPRESSION_LENGTH} bytes")]
     try:
-        checked = _check(expression, EnvType.NEW)
+        checked = _check(expression, env_type)
     except CelCompileError as err:
         return [("Invalid", str(err))]
     try:

@@ -30,6 +30,7 @@ from collections import deque
 from drasim.api.extendedresource import is_dra_extended_resource_name, is_extended_resource_name
 from drasim.api.podclaims import is_reserved_for_group, pod_claims
 from drasim.api.podresources import CPU, MEMORY, pod_requests, resource_list
+from drasim.node import devicemetadata
 from drasim.store.events import NORMAL, WARNING, record_event
 from drasim.store import DELETED, MemoryStore, WatchEvent, clone
 
@@ -100,6 +101,7 @@ class Kubelets:
         self._counted: dict[tuple[str, str], tuple[str, dict, object, dict[str, int]]] = {}
         self.warnings: list[str] = []   # bad run-for annotations, for the CLI to print
         store.subscribe(self._on_event, kinds=("Pod", "ResourceClaim"))
+        self._attributes = devicemetadata.SliceAttributes(store)
 
     def _on_event(self, ev: WatchEvent) -> None:
         md = ev.obj["metadata"]
@@ -206,8 +208,8 @@ class Kubelets:
         self._set_waiting(key, waiting)
         if waiting:
             return
-        cdi = self._prepare(pod, ready)
-        self._start(pod, cdi)
+        cdi, files = self._prepare(pod, ready)
+        self._start(pod, cdi, files)
 
     def _admit(self, pod: dict) -> tuple[str, str] | None:
         """Kubelet admission of node resources (k8s: lifecycle/predicate.go, extended-resources.md §9.1).
@@ -263,12 +265,16 @@ class Kubelets:
         self.store.update_status(dict(pod, status=status), copy=False)
         record_event(self.store, pod, WARNING, reason, message, COMPONENT)
 
-    def _prepare(self, pod: dict, claims: dict[str, dict]) -> dict[str, list[str]]:
-        """CDI device IDs per container (k8s: kubelet DRA manager + driver NodePrepareResources)."""
+    def _prepare(self, pod: dict, claims: dict[str, dict]) -> tuple[dict[str, list[str]], dict[str, dict]]:
+        """CDI device IDs per container (k8s: kubelet DRA manager + driver NodePrepareResources), and the
+        device metadata files mounted into each container (KEP-5304, node/devicemetadata.py)."""
         per_container: dict[str, list[str]] = {}
+        files: dict[str, dict] = {}
+        prepared = {entry: devicemetadata.claim_files(claim, self._attributes) for entry, claim in claims.items()}
         containers = (pod["spec"].get("initContainers") or []) + (pod["spec"].get("containers") or [])
         for c in containers:
             ids: list[str] = []
+            mounted: dict[str, dict] = {}
             for ref in (c.get("resources") or {}).get("claims") or ():
                 claim = claims.get(ref.get("name"))
                 if claim is None:
@@ -278,6 +284,7 @@ class Kubelets:
                     if ref.get("request") and ref["request"] != request:
                         continue
                     ids.append(cdi_id(r["driver"], claim["metadata"]["uid"], r["device"]))
+                    mounted.setdefault(*prepared[ref["name"]][(r["driver"], request)])
             ext_claim = claims.get("\x00extended")
             if ext_claim is not None:
                 mappings = pod["status"]["extendedResourceClaimStatus"].get("requestMappings") or []
@@ -285,15 +292,21 @@ class Kubelets:
                 for r in ext_claim["status"]["allocation"]["devices"]["results"]:
                     if r["request"] in wanted:
                         ids.append(cdi_id(r["driver"], ext_claim["metadata"]["uid"], r["device"]))
+                        mounted.setdefault(*prepared["\x00extended"][(r["driver"], r["request"].split("/")[0])])
             if ids:
                 per_container[c["name"]] = ids
-        return per_container
+            if mounted:
+                files[c["name"]] = mounted
+        return per_container, files
 
-    def _start(self, pod: dict, cdi: dict[str, list[str]]) -> None:
+    def _start(self, pod: dict, cdi: dict[str, list[str]], files: dict[str, dict]) -> None:
         now = self.store.clock.timestamp()
         if cdi:
             updated = clone(pod)
-            updated["metadata"].setdefault("annotations", {})[CDI_ANNOTATION] = json.dumps(cdi, sort_keys=True)
+            annotations = updated["metadata"].setdefault("annotations", {})
+            annotations[CDI_ANNOTATION] = json.dumps(cdi, sort_keys=True)
+            if files:
+                annotations[devicemetadata.ANNOTATION] = json.dumps(files, sort_keys=True)
             updated["metadata"].pop("resourceVersion", None)
             pod = self.store.update(updated)
         status = clone(pod.get("status") or {})

@@ -70,3 +70,39 @@ def test_gate_off_keeps_the_field_on_objects_that_already_used_it():
     on = slice_with(["mig"])
     drop_disabled_fields("ResourceSlice", on, None, ON)
     assert on["spec"]["devices"][0]["consumesCounters"][0]["compatibilityGroups"] == ["mig"]
+
+
+def _slice_with_groups(groups) -> dict:
+    pool = {"name": "n1", "generation": 1, "resourceSliceCount": 1}
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "bad"},
+            "spec": {"driver": DRIVER, "nodeName": "n1", "pool": pool,
+                     "devices": [{"name": "p", "consumesCounters": [
+                         {"counterSet": "gpu-0", "counters": {"mem": {"value": "1"}}, "compatibilityGroups": groups}]}]}}
+
+
+import pytest  # noqa: E402
+
+from drasim.errors import InvalidObject  # noqa: E402
+
+_GROUPS = "spec.devices[0].consumesCounters[0].compatibilityGroups"
+
+
+@pytest.mark.parametrize("groups, message", [
+    # the types' declarative rules: +k8s:maxItems=2, +k8s:unique=set, +k8s:eachVal=+k8s:format=k8s-short-name
+    (["a", "b", "c"], f"{_GROUPS}: Too many: 3: must have at most 2 items"),
+    (["mig", "mig"], f'{_GROUPS}[1]: Duplicate value: "mig"'),
+    (["MIG"], f'{_GROUPS}[0]: Invalid value: "MIG": a lowercase RFC 1123 label must consist of'),
+])
+def test_gate_on_refuses_malformed_groups(groups, message):
+    cp = ControlPlane(options_for(ON))
+    with pytest.raises(InvalidObject) as err:
+        cp.create(_slice_with_groups(groups))
+    assert message in str(err.value)
+    assert cp.store.get("ResourceSlice", None, "bad") is None
+
+
+def test_gate_on_accepts_two_distinct_labels_and_off_drops_bad_ones_before_validation():
+    ControlPlane(options_for(ON)).create(_slice_with_groups(["mig", "vgpu-1"]))
+    cp = ControlPlane(options_for(OFF))
+    cp.create(_slice_with_groups(["A", "A", "b"]))   # dropped, so never validated
+    assert "compatibilityGroups" not in cp.store.get("ResourceSlice", None, "bad")["spec"]["devices"][0]["consumesCounters"][0]

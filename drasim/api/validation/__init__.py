@@ -8,7 +8,7 @@ raise on malformed input: a value of the wrong JSON type is reported as a field 
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Mapping
 
 from drasim.api.fielderrors import FieldError, Path, invalid
 from drasim.api.validation.apps import (validate_daemon_set, validate_deployment, validate_job,
@@ -17,7 +17,7 @@ from drasim.api.validation.claim import validate_resource_claim, validate_resour
 from drasim.api.validation.core import validate_namespace, validate_node, validate_pod, validate_resource_quota
 from drasim.api.validation.policy import validate_pod_disruption_budget
 from drasim.api.validation.scheduling import validate_pod_group, validate_workload
-from drasim.api.validation.resource import validate_device_class, validate_device_taint_rule
+from drasim.api.validation.resource import LIST_TYPE_ATTRIBUTES, validate_device_class, validate_device_taint_rule
 from drasim.api.validation.slice import validate_resource_slice
 from drasim.api.validation.status import DROPPED_ON_CREATE, validate_status
 
@@ -44,14 +44,19 @@ VALIDATORS: dict[str, Validator] = {
 }
 
 
-def validate_object(obj: object, old: object = None) -> list[FieldError]:
-    """Validate a create (old is None) or an update; unknown kinds are not validated."""
+def validate_object(obj: object, old: object = None, gates: Mapping[str, bool] | None = None) -> list[FieldError]:
+    """Validate a create (old is None) or an update; unknown kinds are not validated.
+    *gates*: the API server's feature gates (None: v1.37's defaults)."""
     if not isinstance(obj, dict):
         return [invalid(Path(), obj, "must be an object")]
     validator = VALIDATORS.get(obj.get("kind")) if isinstance(obj.get("kind"), str) else None
     if validator is None:
         return []
-    errors = validator(obj, old if isinstance(old, dict) else None)
+    token = LIST_TYPE_ATTRIBUTES.set(bool((gates or {}).get("DRAListTypeAttributes", False)))
+    try:
+        errors = validator(obj, old if isinstance(old, dict) else None)
+    finally:
+        LIST_TYPE_ATTRIBUTES.reset(token)
     if old is None and "status" in obj:
         errors.extend(validate_status(obj))
     return errors

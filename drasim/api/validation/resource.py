@@ -8,6 +8,7 @@ where both exist the messages agree except where noted.
 """
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Any, Callable
 
 from drasim.api.fielderrors import (
@@ -149,7 +150,12 @@ def check_unique(keys: list[tuple[int, Any]], path: Path, errs: Errors) -> None:
 
 
 # --- CEL selectors --------------------------------------------------------------------------------
-_cel_validator: Callable[[str], list] | None = None
+_cel_validator: Callable[..., list] | None = None
+
+# The API server's DRAListTypeAttributes setting while an object is validated. Go's validation
+# reads the process-wide feature gate (validateCELExpression: dracel.Features from
+# utilfeature.DefaultFeatureGate); validate_object sets this from the gate map it is given.
+LIST_TYPE_ATTRIBUTES: ContextVar[bool] = ContextVar("list_type_attributes", default=False)
 
 
 def _compile_errors(expression: str) -> list:
@@ -161,7 +167,7 @@ def _compile_errors(expression: str) -> list:
         except ImportError:  # CEL not available: no compile errors can be reported
             return []
         _cel_validator = validate_selector
-    return list(_cel_validator(expression) or [])
+    return list(_cel_validator(expression, LIST_TYPE_ATTRIBUTES.get()) or [])
 
 
 def _cel_error(kind: object, detail: str, path: Path, expression: str):

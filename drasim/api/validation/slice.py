@@ -13,7 +13,10 @@ from drasim.api.fielderrors import Path, forbidden, invalid, required, too_long,
 from drasim.api.validation import common
 from drasim.api.validation.capacity import validate_request_policy
 from drasim.api.validation.common import BAD, Errors, byte_len, dict_items, get_bool, get_dict, get_int, get_list, get_str
+from drasim.api.validation.compatibility import validate_compatibility_groups
 from drasim.api.validation.core import validate_node_selector
+from drasim.api.validation.nodeallocatable import validate_node_allocatable_resources
+from drasim.api.validation.partitiontype import validate_partition_type_attribute
 from drasim.api.validation.resource import (
     check_list, check_unique, validate_device_taint, validate_dns_label, validate_driver_name,
     validate_node_name, validate_pool_name, validate_qualified_name,
@@ -95,6 +98,7 @@ def _validate_spec(spec: dict, old: dict | None, path: Path, errs: Errors) -> No
         names.append((i, cs.get("name")))
         _validate_named_counters(cs, "name", p, MAX_COUNTERS_PER_SET, errs)
     check_unique(names, path.child("sharedCounters"), errs)
+    validate_partition_type_attribute(spec, path, errs)
 
 
 def _get(obj: dict, *keys: str):
@@ -201,9 +205,11 @@ def _validate_device(device: dict, old: dict | None, path: Path, per_device: boo
     for i, c, p in dict_items(consumptions or [], path.child("consumesCounters"), errs):
         names.append((i, c.get("counterSet")))
         _validate_named_counters(c, "counterSet", p, MAX_COUNTERS_PER_CONSUMPTION, errs)
+        validate_compatibility_groups(c, p, errs)
     check_unique(names, path.child("consumesCounters"), errs)
     _validate_device_node_selection(device, path, per_device, errs)
     _validate_binding_conditions(device, path, errs)
+    validate_node_allocatable_resources(device, path, errs)
     get_bool(device, "allowMultipleAllocations", path, errs)
     get_bool(device, "bindsToNode", path, errs)
 

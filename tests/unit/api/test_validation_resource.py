@@ -133,7 +133,7 @@ def test_toleration(tol, want):
 
 def test_cel_errors_are_reported_on_the_expression(monkeypatch):
     """cel.md §6.1: compile errors become field errors on ...selectors[i].cel.expression."""
-    monkeypatch.setattr(resource, "_cel_validator", lambda expr: [
+    monkeypatch.setattr(resource, "_cel_validator", lambda expr, list_types=False: [
         ("Invalid", "compilation failed: ERROR: <input>:1:11: Syntax error: mismatched input"),
         ("Forbidden", "too complex, exceeds cost limit")])
     assert messages(device_class(selectors=[{"cel": {"expression": "device.x =="}}])) == [
@@ -145,7 +145,7 @@ def test_cel_errors_are_reported_on_the_expression(monkeypatch):
 def test_class_update_skips_unchanged_selectors(monkeypatch):
     """cel.md §6 / allocator.md §3.11: unchanged selectors count as stored and are not recompiled."""
     calls = []
-    monkeypatch.setattr(resource, "_cel_validator", lambda expr: calls.append(expr) or [("Invalid", "bad")])
+    monkeypatch.setattr(resource, "_cel_validator", lambda expr, list_types=False: calls.append(expr) or [("Invalid", "bad")])
     old = device_class(selectors=[{"cel": {"expression": "old"}}])
     assert messages(copy.deepcopy(old), old) == [] and calls == []
     new = device_class(selectors=[{"cel": {"expression": "new"}}])
