@@ -448,6 +448,12 @@ class ControlPlane:
         """Run until nothing more happens (timers fast-forwarded)."""
         return run_until_quiet(self.clock, self.components)
 
+    def fork(self) -> "ControlPlane":
+        """A cheap copy of this settled plane for what-ifs (drasim/forking.py): it shares the
+        stored objects, and writes to either leave the other as it was."""
+        from drasim.forking import fork
+        return fork(self)
+
     def run_phase(self, documents: Iterable[Document]) -> None:
         self.apply(documents)
         self.settle()
