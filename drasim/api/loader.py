@@ -12,6 +12,7 @@ import math
 import os
 import re
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -219,21 +220,23 @@ def _load_json(text: str):
     return value
 
 
-def _parse(path: Path, text: str) -> tuple[list, bool]:
-    """The documents of a text, and whether it was read as JSON."""
-    gc_was_enabled = gc.isenabled()
-    # Parsing builds trees (no reference cycles) that live on: the cycle collector's passes over
-    # them find nothing and cost more than the parse itself on large files (half of the time of
-    # a 15 MB YAML snapshot; docs/PERFORMANCE.md).
+@contextmanager
+def gc_paused():
+    """The cycle collector off for a bulk step that builds trees (no reference cycles) that live
+    on — reading manifests, admitting a phase: its passes over them find nothing and cost more
+    than the step itself on large snapshots (docs/PERFORMANCE.md). Reference counting still
+    frees what is dropped."""
+    was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _parse_text(path, text)
+        yield
     finally:
-        if gc_was_enabled:
+        if was_enabled:
             gc.enable()
 
 
-def _parse_text(path: Path, text: str) -> tuple[list, bool]:
+def _parse(path: Path, text: str) -> tuple[list, bool]:
+    """The documents of a text, and whether it was read as JSON."""
     try:
         if _looks_like_json(path, text):
             try:
@@ -410,6 +413,11 @@ def load_file(path: Path, skipped: list[str] | None = None) -> list[Document]:
     """Documents of one file (`-`: standard input). Built-in kinds drasim does not simulate
     (kinds.NOT_SIMULATED) are left out, and one line per such object, naming it, is added to
     `skipped` when given."""
+    with gc_paused():
+        return _load_file(path, skipped)
+
+
+def _load_file(path: Path, skipped: list[str] | None) -> list[Document]:
     text = _read(path)
     where = source_name(path)
     docs: list[Document] = []
