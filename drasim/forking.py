@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import copy
 import types
+from decimal import Decimal
+from fractions import Fraction
 
 from drasim.metrics import Metrics
 
@@ -26,11 +28,12 @@ except ImportError:   # pragma: no cover - the pinned binding has it
     _Activation = None
 
 
-def _copy_function(fn, memo):
+def _copy_function(fn, memo, copier=None):
     """A function's closure cells copied too: `lambda: self.x()` in the fork calls the fork's x."""
     if fn.__closure__ is None:
         return fn
-    cells = tuple(types.CellType(copy.deepcopy(c.cell_contents, memo)) for c in fn.__closure__)
+    copier = copier or (lambda value: copy.deepcopy(value, memo))
+    cells = tuple(types.CellType(copier(c.cell_contents)) for c in fn.__closure__)
     new = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, cells)
     new.__kwdefaults__ = fn.__kwdefaults__
     memo[id(fn)] = new
@@ -41,6 +44,93 @@ def _own_objects(cp) -> set[int]:
     owned = {id(cp), *(id(v) for v in vars(cp).values()), *(id(c) for c in cp.components),
              *(id(p) for p in cp.scheduler.profile.plugins), *(id(c) for c in cp.workload_controllers)}
     return owned
+
+
+_ATOMIC = frozenset({str, int, float, bool, type(None), bytes, complex, range, type,
+                     types.BuiltinFunctionType, types.ModuleType, Fraction, Decimal})
+
+
+def _plain_class(cls) -> bool:
+    """A drasim class whose instances are just their attributes (no copy protocol of its own)."""
+    if not (cls.__module__ or "").startswith("drasim."):
+        return False
+    for base in cls.__mro__[:-1]:
+        if base.__module__ in ("builtins", "collections") or any(
+                name in vars(base) for name in ("__deepcopy__", "__reduce__", "__reduce_ex__", "__getstate__",
+                                                "__setstate__", "__copy__")):
+            return False
+    return True
+
+
+def _slot_names(cls) -> tuple[str, ...]:
+    names: list[str] = []
+    for base in cls.__mro__:
+        slots = vars(base).get("__slots__", ())
+        names.extend([slots] if isinstance(slots, str) else slots)
+    return tuple(n for n in names if n not in ("__dict__", "__weakref__"))
+
+
+class _Copier:
+    """copy.deepcopy's result for the plane's state, faster: dicts, lists, tuples, sets and drasim's
+    own classes are copied here without the reduce protocol (a call per container, not per
+    value); anything else goes to copy.deepcopy with the same memo, so identities are kept."""
+
+    def __init__(self, memo: dict) -> None:
+        self.memo = memo
+        self.plain: dict[type, tuple[bool, tuple[str, ...]]] = {}
+
+    def copy(self, x):
+        cls = x.__class__
+        if cls in _ATOMIC:
+            return x
+        memo = self.memo
+        y = memo.get(id(x), _MISSING)
+        if y is not _MISSING:
+            return y
+        c = self.copy
+        if cls is dict:
+            y = memo[id(x)] = {}
+            for k, v in x.items():
+                y[k if k.__class__ in _ATOMIC else c(k)] = v if v.__class__ in _ATOMIC else c(v)
+            return y
+        if cls is list:
+            y = memo[id(x)] = []
+            y.extend([v if v.__class__ in _ATOMIC else c(v) for v in x])
+            return y
+        if cls is set:
+            y = memo[id(x)] = {v if v.__class__ in _ATOMIC else c(v) for v in x}
+            return y
+        if cls is tuple or cls is frozenset:
+            items = [v if v.__class__ in _ATOMIC else c(v) for v in x]
+            y = memo.get(id(x), _MISSING)   # a tuple reached again through its own items
+            if y is _MISSING:
+                y = x if all(a is b for a, b in zip(items, x)) else cls(items)
+                memo[id(x)] = y
+            return y
+        if cls is types.FunctionType:
+            return _copy_function(x, memo, c)
+        if cls is types.MethodType:
+            y = memo[id(x)] = types.MethodType(x.__func__, c(x.__self__))
+            return y
+        plain = self.plain.get(cls)
+        if plain is None:
+            plain = self.plain[cls] = (_plain_class(cls), _slot_names(cls))
+        if plain[0]:
+            y = memo[id(x)] = cls.__new__(cls)
+            state = getattr(x, "__dict__", None)
+            if state is not None:
+                y.__dict__.update({k: v if v.__class__ in _ATOMIC else c(v) for k, v in state.items()})
+            for name in plain[1]:
+                try:
+                    v = getattr(x, name)
+                except AttributeError:
+                    continue
+                object.__setattr__(y, name, v if v.__class__ in _ATOMIC else c(v))
+            return y
+        return copy.deepcopy(x, memo)
+
+
+_MISSING = object()
 
 
 def fork(cp):
@@ -59,15 +149,16 @@ def fork(cp):
     saved_subscribers = store._subscribers
     store._subscribers = {kind: [h for h in handlers if h not in foreign[kind]]
                           for kind, handlers in saved_subscribers.items()}
-    # copy.deepcopy has no per-call hooks: its dispatch table is extended for the duration of
-    # the copy (the simulation is single-threaded) and restored whatever happens.
+    # What the fast copier leaves to copy.deepcopy may hold functions and CEL activations: its
+    # dispatch table (it has no per-call hooks) is extended for the duration of the copy (the
+    # simulation is single-threaded) and restored whatever happens.
     dispatch = copy._deepcopy_dispatch
     saved = {t: dispatch.get(t) for t in (types.FunctionType, _Activation) if t is not None}
     dispatch[types.FunctionType] = _copy_function
     if _Activation is not None:
         dispatch[_Activation] = copy._deepcopy_atomic
     try:
-        new = copy.deepcopy(cp, memo)
+        new = _Copier(memo).copy(cp)
     finally:
         store._subscribers = saved_subscribers
         for t, old in saved.items():
