@@ -33,10 +33,15 @@ def _copy_function(fn, memo, copier=None):
     if fn.__closure__ is None:
         return fn
     copier = copier or (lambda value: copy.deepcopy(value, memo))
-    cells = tuple(types.CellType(copier(c.cell_contents)) for c in fn.__closure__)
+    cells = tuple(types.CellType() for _ in fn.__closure__)
     new = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, cells)
     new.__kwdefaults__ = fn.__kwdefaults__
-    memo[id(fn)] = new
+    memo[id(fn)] = new   # before the cells: a closure may reach itself
+    for cell, old in zip(cells, fn.__closure__):
+        try:
+            cell.cell_contents = copier(old.cell_contents)
+        except ValueError:   # a cell not filled yet stays empty
+            pass
     return new
 
 
