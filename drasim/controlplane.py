@@ -18,7 +18,7 @@ from drasim.allocator import Allocator, Features
 from drasim.api import kinds
 from drasim.api.defaults import apply_defaults
 from drasim.api.extendedresource import ExtendedResourceCache, is_dra_extended_resource_name
-from drasim.api.loader import Document
+from drasim.api.loader import Document, gc_paused
 from drasim.controllers import workloads
 from drasim.controllers.devicetainteviction import DeviceTaintEvictionController
 from drasim.controllers.disruption import DisruptionController
@@ -267,6 +267,10 @@ class ControlPlane:
     # -- phases -------------------------------------------------------------------
     def apply(self, documents: Iterable[Document]) -> list[dict]:
         """Admit one phase: every object is checked first; then each is created or updated."""
+        with gc_paused():   # a snapshot's objects live on: collector passes over them are waste
+            return self._apply(documents)
+
+    def _apply(self, documents: Iterable[Document]) -> list[dict]:
         prepared: list[tuple[Document, dict, dict | None]] = []
         creates: list[dict] = []
         operations: list[phaseops.Target] = []
@@ -453,6 +457,12 @@ class ControlPlane:
     def settle(self) -> int:
         """Run until nothing more happens (timers fast-forwarded)."""
         return run_until_quiet(self.clock, self.components)
+
+    def fork(self) -> "ControlPlane":
+        """A cheap copy of this settled plane for what-ifs (drasim/forking.py): it shares the
+        stored objects, and writes to either leave the other as it was."""
+        from drasim.forking import fork
+        return fork(self)
 
     def run_phase(self, documents: Iterable[Document]) -> None:
         self.apply(documents)

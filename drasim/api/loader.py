@@ -6,11 +6,13 @@ document is identified by file and document number for error messages.
 """
 from __future__ import annotations
 
+import gc
 import json
 import math
 import os
 import re
 import sys
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -218,16 +220,32 @@ def _load_json(text: str):
     return value
 
 
-def _parse(path: Path, text: str) -> list:
+@contextmanager
+def gc_paused():
+    """The cycle collector off for a bulk step that builds trees (no reference cycles) that live
+    on — reading manifests, admitting a phase: its passes over them find nothing and cost more
+    than the step itself on large snapshots (docs/PERFORMANCE.md). Reference counting still
+    frees what is dropped."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _parse(path: Path, text: str) -> tuple[list, bool]:
+    """The documents of a text, and whether it was read as JSON."""
     try:
         if _looks_like_json(path, text):
             try:
-                return [_load_json(text)]
+                return [_load_json(text)], True
             except json.JSONDecodeError:
                 if path.suffix == ".json":
                     raise
                 # No suffix said JSON: `{a: 1}` is YAML flow style, as kubectl would read it.
-        return list(yamlfast.load_all(text, _YAML_LOADER))
+        return list(yamlfast.load_all(text, _YAML_LOADER)), False
     except json.JSONDecodeError as e:
         raise ManifestError(f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
     except nesting.TooDeep as e:
@@ -395,18 +413,25 @@ def load_file(path: Path, skipped: list[str] | None = None) -> list[Document]:
     """Documents of one file (`-`: standard input). Built-in kinds drasim does not simulate
     (kinds.NOT_SIMULATED) are left out, and one line per such object, naming it, is added to
     `skipped` when given."""
+    with gc_paused():
+        return _load_file(path, skipped)
+
+
+def _load_file(path: Path, skipped: list[str] | None) -> list[Document]:
     text = _read(path)
     where = source_name(path)
     docs: list[Document] = []
     budget = _Budget(text)
-    for number, raw in enumerate(_parse(Path(where), text), start=1):
+    values, is_json = _parse(Path(where), text)
+    for number, raw in enumerate(values, start=1):
         for source, obj in _expand(raw, f"{where}#{number}"):
-            try:
-                obj = _as_json(obj, "", budget, None if path.suffix == ".json" else f"yaml: {nesting.YAML_DEPTH_PROBLEM}")
-            except ManifestError as e:
-                raise ManifestError(f"{source}: {e}") from None
-            except RecursionError:
-                raise ManifestError(f"{source}: exceeded maximum nesting depth") from None
+            if not is_json:   # JSON values are JSON already: string keys, no aliases, depth checked
+                try:
+                    obj = _as_json(obj, "", budget, None if path.suffix == ".json" else f"yaml: {nesting.YAML_DEPTH_PROBLEM}")
+                except ManifestError as e:
+                    raise ManifestError(f"{source}: {e}") from None
+                except RecursionError:
+                    raise ManifestError(f"{source}: exceeded maximum nesting depth") from None
             if _type_key(obj) in kinds.NOT_SIMULATED:
                 if skipped is not None:
                     skipped.append(_skip_note(source, obj))

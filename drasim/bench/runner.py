@@ -97,10 +97,18 @@ def run_workload(config: Config, tc: TestCase, w: Workload, *, seed: int = 0,
     ex = Executor(cp, config.path.parent, seed=seed, progress=progress)
     wall0, cpu0 = time.perf_counter(), time.process_time()
     status, error = "ok", None
+    # The cycle collector is off while a workload runs: what it allocates lives until the
+    # workload ends (nodes, pods, claims), so its passes found nothing to free and cost 8-12 %
+    # of the CPU time (benchmarks/fleet, docs/PERFORMANCE.md); run_config collects in between.
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
     try:
         ex.run(ops)
     except InputError as e:
         status, error = "failed", str(e)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
     totals = {
         "WorkloadWallTime": time.perf_counter() - wall0,
         "WorkloadCPUTime": time.process_time() - cpu0,

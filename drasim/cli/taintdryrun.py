@@ -81,6 +81,7 @@ def what_if(rule_path: str, cluster: list[str], options: Options = Options()) ->
     rule_doc = _rule_document(rule_path)
     phases = [load_paths([p]) for p in cluster]
     before = _settled(phases, options)
+    pristine = before.fork()   # the settled cluster again, without re-running its phases
     store = before.store
     # The rule as the API server would store it: decoded, defaulted and validated (a bad rule is
     # an error here, not only when its dry run happens to evict a pod).
@@ -91,7 +92,7 @@ def what_if(rule_path: str, cluster: list[str], options: Options = Options()) ->
                           slices=store.list("ResourceSlice"))
     replacements: list[Replacement] = []
     if result.evicted_pods:
-        after = _settled(phases, options)
+        after = pristine
         gone = {p.pod: clone(after.store.get("Pod", *p.pod.split("/", 1))) for p in result.evicted_pods}
         forced = clone(rule)
         forced.setdefault("spec", {}).setdefault("taint", {})["effect"] = "NoExecute"

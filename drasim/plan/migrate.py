@@ -244,11 +244,13 @@ def plan_waves(documents: list[Document], slices: list[Document], classes: list[
     waves: list[list[str]] = []
     baseline = set(migrate(documents, [], slices, classes, options).before_pending)
 
+    # The cluster with the waves chosen so far migrated; each candidate runs on a fork of it
+    # (ControlPlane.fork: the same decisions as re-running the phases and earlier waves).
+    base = ControlPlane(options)
+    base.run_phase(documents)
+
     def ok(wave: list[str]) -> bool:
-        cp = ControlPlane(options)
-        cp.run_phase(documents)
-        for earlier in waves:
-            migrate_wave(cp, earlier, slices, classes)
+        cp = base.fork()
         step = migrate_wave(cp, wave, slices, classes)
         return step.ok and not step.lost and not (set(step.pending_during) - baseline) \
             and not (set(step.pending) - baseline)
@@ -261,5 +263,6 @@ def plan_waves(documents: list[Document], slices: list[Document], classes: list[
         if not wave:
             break
         waves.append(wave)
+        migrate_wave(base, wave, slices, classes)
         remaining = [n for n in remaining if n not in wave]
     return waves, remaining
