@@ -220,3 +220,20 @@ def test_no_rack_holds_the_gang():
     assert placed(cp) == []
     [cond] = cp.store.get("PodGroup", "default", "train")["status"]["conditions"]
     assert cond["message"].startswith("0/2 placements are available")
+
+
+def test_a_fork_of_a_waiting_gang_continues_as_the_original():
+    """ControlPlane.fork() carries the gang plugin's members and the queue: freeing the GPU in the fork
+    lets the whole gang in there, while the original stays as it was."""
+    cp = cluster(ON)
+    occupy_one_gpu(cp)
+    pod_group(cp)
+    workers(cp)
+    fork = cp.fork()
+    fork.delete("Pod", "default", "occupier")
+    fork.settle()
+    assert placed(fork) == [f"worker-{i}" for i in range(8)]
+    assert placed(cp) == ["occupier"]
+    cp.delete("Pod", "default", "occupier")
+    cp.settle()
+    assert placed(cp) == placed(fork)
