@@ -11,7 +11,7 @@ import math
 from drasim.api.labelselector import LabelSelectorError, compile_label_selector
 from drasim.controllers.workloads.common import controller_of
 from drasim.sim.clock import Clock, parse_time
-from drasim.store import MemoryStore, WatchEvent
+from drasim.store import DELETED, MemoryStore, WatchEvent
 
 DELETION_TIMEOUT = 120.0   # k8s: DeletionTimeout — an eviction not followed by a deletion counts again after 2 min
 _RELEVANT = ("PodDisruptionBudget", "Pod", "Deployment", "ReplicaSet", "StatefulSet")
@@ -49,14 +49,18 @@ class DisruptionController:
         self.store = store
         self.clock = clock
         self._dirty: set[str] = set()            # namespaces
+        self._budgets: dict[str, int] = {}       # namespace -> number of budgets in it
         store.subscribe(self._on_event, kinds=_RELEVANT)
 
     def _on_event(self, ev: WatchEvent) -> None:
-        if ev.kind == "PodDisruptionBudget" and ev.old is not None and ev.old.get("spec") == ev.obj.get("spec") \
-                and _disrupted_of(ev.old) == _disrupted_of(ev.obj):
-            return   # our own status write (an eviction's disruptedPods entry needs a sync)
         ns = ev.obj["metadata"].get("namespace") or ""
-        if ev.kind == "PodDisruptionBudget" or self.store.list("PodDisruptionBudget", ns):
+        if ev.kind == "PodDisruptionBudget":
+            self._budgets[ns] = self._budgets.get(ns, 0) + (1 if ev.type == "ADDED" else -1 if ev.type == DELETED else 0)
+            if ev.old is not None and ev.old.get("spec") == ev.obj.get("spec") \
+                    and _disrupted_of(ev.old) == _disrupted_of(ev.obj):
+                return   # our own status write (an eviction's disruptedPods entry needs a sync)
+            self._dirty.add(ns)
+        elif self._budgets.get(ns):   # pods and their owners matter only where a budget exists
             self._dirty.add(ns)
 
     def has_work(self) -> bool:
