@@ -240,7 +240,9 @@ class SchedulingQueue:
                 found.update(self._by_plugin.get(plugin, ()))
             if hint.gated:
                 found.update(self._gated)
-            uids = sorted(found, key=lambda u: self._unschedulable[u].timestamp) if len(found) > 1 else list(found)
+            # by queue time, then name: never by set order, which follows Python's per-process hash seed
+            uids = sorted(found, key=lambda u: (self._unschedulable[u].timestamp, self._unschedulable[u].key)) \
+                if len(found) > 1 else list(found)
         for uid in uids:
             info = self._leave_unschedulable(uid)
             expiry = info.backoff_expiry() if not info.gated else self.clock.now
