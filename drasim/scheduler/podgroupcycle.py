@@ -67,16 +67,8 @@ def _attempt(sched, members: list[QueuedPod], placement: set[str] | None):
         except SchedulingFailure as failure:
             failed.append((info, pod, failure))
             continue
-        sched.cache.add_pod(pod, node_name)   # assume: the next pods see it
-        reserved, refusal = [], None
-        for plugin in sched.profile.reserve:
-            reserved.append(plugin)
-            status = plugin.reserve(state, pod, node_name)
-            if status is not None:
-                refusal = SchedulingFailure(status, status.message(), {plugin.name})
-                break
+        reserved, refusal = sched.assume_and_reserve(state, pod, node_name)   # the next pods see it
         if refusal is not None:
-            sched._unwind(reserved, state, pod, node_name)
             failed.append((info, pod, refusal))
             continue
         placed.append((info, pod, state, node_name, reserved))
@@ -157,7 +149,7 @@ def schedule_pod_group(sched, first: QueuedPod) -> None:
         _undo(sched, placed)
     for info, pod, state, node_name, reserved in placed:
         if feasible:
-            _bind(sched, info, state, pod, node_name, reserved)
+            sched.pre_bind_and_bind(info, state, pod, node_name, reserved)
         else:
             sched._count_attempt("unschedulable")
             status = Status(Code.UNSCHEDULABLE, (WAITING_FOR_SCHEDULED,))
@@ -168,21 +160,6 @@ def schedule_pod_group(sched, first: QueuedPod) -> None:
     if group is not None and (placed or failed):
         # k8s: the group status's message (errPodGroupUnschedulable on failure)
         _set_condition(sched, group, feasible, "" if feasible else message)
-
-
-def _bind(sched, info: QueuedPod, state: CycleState, pod: dict, node_name: str, reserved: list) -> None:
-    from drasim.scheduler.scheduler import SchedulingFailure
-
-    for plugin in sched.profile.pre_bind:
-        status = plugin.pre_bind(state, pod, node_name)
-        if status is not None:
-            sched._unwind(reserved, state, pod, node_name)
-            msg = f'running PreBind plugin "{plugin.name}": {status.message()}'
-            sched._handle_failure(info, pod, SchedulingFailure(Status(Code.ERROR, (msg,)), msg, {plugin.name}))
-            return
-    sched._bind(pod, node_name)
-    sched.queue.done(info.uid)
-    sched._count_attempt("scheduled")
 
 
 def _set_condition(sched, group: dict, scheduled: bool, message: str) -> None:

@@ -471,6 +471,14 @@ class Scheduler:
 
     # -- binding ------------------------------------------------------------------
     def _assume_and_bind(self, info: QueuedPod, state: CycleState, pod: dict, node_name: str) -> None:
+        reserved, failure = self.assume_and_reserve(state, pod, node_name)
+        if failure is not None:
+            self._handle_failure(info, pod, failure)
+            return
+        self.pre_bind_and_bind(info, state, pod, node_name, reserved)
+
+    def assume_and_reserve(self, state: CycleState, pod: dict, node_name: str) -> tuple[list, "SchedulingFailure | None"]:
+        """Assume the pod on the node and run Reserve; a refusal is unwound. (the reserved plugins, failure)"""
         self.cache.add_pod(pod, node_name)   # assume
         reserved = []
         for plugin in self.profile.reserve:
@@ -478,8 +486,11 @@ class Scheduler:
             reserved.append(plugin)
             if status is not None:
                 self._unwind(reserved, state, pod, node_name)
-                self._handle_failure(info, pod, SchedulingFailure(status, status.message(), {plugin.name}))
-                return
+                return reserved, SchedulingFailure(status, status.message(), {plugin.name})
+        return reserved, None
+
+    def pre_bind_and_bind(self, info: QueuedPod, state: CycleState, pod: dict, node_name: str, reserved: list) -> None:
+        """PreBind (claims written), then the binding; a PreBind error unwinds and requeues."""
         for plugin in self.profile.pre_bind:
             status = plugin.pre_bind(state, pod, node_name)
             if status is not None:
