@@ -66,6 +66,23 @@ class Metrics:
             "device_taint_eviction_controller_pod_deletions", "Number of pods deleted by the device taint eviction controller",
             registry=self.registry)
 
+        self._children: dict[tuple, object] = {}
+
+    def attempt(self, result: str, profile: str) -> None:
+        """scheduler_schedule_attempts_total{result, profile} += 1 (children kept: labels() is slow)."""
+        self._child(self.schedule_attempts, result, profile).inc()
+
+    def claim_create(self, status: str, admin_access: str) -> None:
+        """dynamic_resource_allocation_resourceclaim_creates_total{status, admin_access} += 1."""
+        self._child(self.claim_creates, status, admin_access).inc()
+
+    def _child(self, metric, *values: str):
+        key = (id(metric), *values)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = metric.labels(*values)
+        return child
+
     def watch_claims(self, list_claims: Callable[[], list[dict]]) -> None:
         self.registry.register(_ClaimsCollector(list_claims))
 

@@ -49,7 +49,7 @@ class DeviceRec:
 
     __slots__ = ("name", "id", "driver", "pool", "raw", "capacity", "allow_multi", "consumes", "taints",
                  "binding_conditions", "binding_failure_conditions", "binds_to_node",
-                 "node_name", "all_nodes", "node_selector", "sel_cache", "_cel_input", "cap_fits_empty",
+                 "node_name", "all_nodes", "node_selector", "sel_cache", "_cel_input", "_cel_error", "cap_fits_empty",
                  "compat", "compat_snapshot", "attr_sets")
 
     def __init__(self, driver: str, pool: str, raw: dict) -> None:
@@ -83,6 +83,7 @@ class DeviceRec:
         self.sel_cache: dict[str, bool | str] = {}
         self.attr_sets: dict | None = None   # attribute name -> its value set (listconstraints.py), on first use
         self._cel_input = None
+        self._cel_error: str | None | bool = False   # False: not known yet
         self.cap_fits_empty = _fits_without_requests(self.capacity)
 
     def cel_input(self):
@@ -91,6 +92,15 @@ class DeviceRec:
             from drasim.cel import device_input
             self._cel_input = device_input(self.driver, self.raw)
         return self._cel_input
+
+    def cel_error(self) -> str | None:
+        """The CEL input's `error`, without building the input when it is not built yet."""
+        if self._cel_input is not None:
+            return self._cel_input.error
+        if self._cel_error is False:
+            from drasim.cel.device import device_error
+            self._cel_error = device_error(self.raw)
+        return self._cel_error   # type: ignore[return-value]
 
 
 def _fits_without_requests(capacity: dict[str, CapacityRec]) -> bool:

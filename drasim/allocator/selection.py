@@ -64,10 +64,16 @@ class Selection:
         except CelCompileError as exc:
             raise AllocationError(f"{owner}: selector #{index}: CEL compile error: {exc}") from None
         if cached is None:
-            try:
-                cached = bool(selector.matches(dev.cel_input()))
-            except CelRuntimeError as exc:
-                cached = enhance_runtime_error(str(exc))
+            literal = selector.driver_literal
+            if literal is not None and not selector.refused:
+                # What selector.matches would say, without building the device's CEL values.
+                error = dev.cel_error()
+                cached = enhance_runtime_error(error) if error is not None else (dev.driver == literal[0]) is literal[1]
+            else:
+                try:
+                    cached = bool(selector.matches(dev.cel_input()))
+                except CelRuntimeError as exc:
+                    cached = enhance_runtime_error(str(exc))
             dev.sel_cache[expr] = cached
         if isinstance(cached, str):
             raise AllocationError(f"{owner}: selector #{index} on device {dev.id}: CEL runtime error: {cached}")

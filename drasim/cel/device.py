@@ -6,6 +6,7 @@ getAttributeValue, parseQualifiedName); spec cel.md §3.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from drasim.api.quantity import Quantity, QuantityError, parse_quantity
@@ -77,6 +78,82 @@ def _capacity_value(cap: dict) -> Any:
     value = cap.get("value")
     q = value if isinstance(value, Quantity) else parse_quantity(value)
     return quantity_message(q.value)
+
+
+def device_error(device: dict) -> str | None:
+    """The error device_input would report for *device*, without building the CEL values: for
+    selectors that need none of them (`driver_literal` in selector.py). Same checks, same order:
+    the first attribute that cannot be represented, else the first capacity."""
+    for name, attr in (device.get("attributes") or {}).items():
+        try:
+            _check_attribute(attr or {})
+        except ValueError as err:
+            return f"attribute {name}: {err}"
+    for name, cap in (device.get("capacity") or {}).items():
+        value = (cap or {}).get("value")
+        if isinstance(value, Quantity):
+            continue
+        try:
+            _parsed_quantity(value)
+        except (QuantityError, TypeError) as err:
+            return f"capacity {name}: {err}"
+    return None
+
+
+def _check_attribute(attr: dict) -> None:
+    """attribute_value's checks only (raises the same ValueError)."""
+    for kind in ("int", "bool", "string", "version"):
+        if attr.get(kind) is not None:
+            if kind == "version":
+                _parsed_version(attr[kind])
+            return
+    for key, kind in _LIST_KINDS.items():
+        if attr.get(key) is not None:
+            if kind == "version":
+                for v in attr[key]:
+                    _parsed_version(v)
+            return
+    raise ValueError("unsupported attribute value")
+
+
+def _parsed_version(value: Any) -> None:
+    if isinstance(value, str):
+        error = _version_error(value)
+    else:
+        error = _version_error_uncached(value)
+    if error is not None:
+        raise ValueError(f"parse semantic version: {error}")
+
+
+@lru_cache(maxsize=4096)
+def _version_error(value: str) -> str | None:
+    return _version_error_uncached(value)
+
+
+def _version_error_uncached(value: Any) -> str | None:
+    try:
+        semver.parse(value)
+    except semver.SemverError as err:
+        return str(err)
+    return None
+
+
+def _parsed_quantity(value: Any) -> None:
+    if isinstance(value, str):
+        error = _quantity_error(value)
+        if error is not None:
+            raise QuantityError(error)
+    else:
+        parse_quantity(value)
+
+
+@lru_cache(maxsize=4096)
+def _quantity_error(value: str) -> str | None:
+    try:
+        parse_quantity(value)
+    except QuantityError as err:
+        return str(err)
+    return None
 
 
 def device_input(driver: str, device: dict) -> DeviceInput:

@@ -296,14 +296,14 @@ class ResourceClaimController:
             if not is_group:
                 self._blocked.setdefault(ns, set()).add((ns, owner["metadata"]["name"]))
             if self.metrics:
-                self.metrics.claim_creates.labels(status="failure", admin_access="false").inc()
+                self.metrics.claim_create("failure", "false")
             record_event(self.store, owner, WARNING, "FailedResourceClaimCreation",
                          f"{what} {entry['name']}: create ResourceClaim: {e}", COMPONENT)
             return None
         if self.metrics:
             admin = any((r.get("exactly") or {}).get("adminAccess")
                         for r in (claim["spec"].get("devices") or {}).get("requests") or ())
-            self.metrics.claim_creates.labels(status="success", admin_access=str(admin).lower()).inc()
+            self.metrics.claim_create("success", str(admin).lower())
         return created
 
     # -- pod groups (DRAWorkloadResourceClaims) ------------------------------------------

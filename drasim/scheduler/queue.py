@@ -227,6 +227,10 @@ class SchedulingQueue:
         return (hint.everything or uid in hint.pods or bool(hint.plugins & info.unschedulable_plugins)
                 or (hint.gated and info.gated))
 
+    def has_unschedulable(self) -> bool:
+        """Pods in the unschedulable pool (gated ones included): the only pods a hint can move."""
+        return bool(self._unschedulable)
+
     def move(self, hint: Hint) -> int:
         """Move the unschedulable pods the hint names to backoffQ or activeQ."""
         if hint.everything:

@@ -130,6 +130,8 @@ class Scheduler:
             else:
                 self.cache.set_node(ev.obj)
         if self.event_interest is not None and ev.kind != "Event":
+            if self._in_flight is None and not self.queue.has_unschedulable():
+                return   # no pod an event could move, none in a cycle: a hint would change nothing
             hint = self.event_interest(ev, self.queue)
             if hint is not None:
                 self.queue.move(hint)
@@ -190,7 +192,7 @@ class Scheduler:
 
     def _count_attempt(self, result: str) -> None:
         if self.metrics is not None:
-            self.metrics.schedule_attempts.labels(result=result, profile=SCHEDULER_NAME).inc()
+            self.metrics.attempt(result, SCHEDULER_NAME)
 
     # -- the scheduling cycle -----------------------------------------------------
     def schedule_one(self, info: QueuedPod) -> None:

@@ -12,7 +12,6 @@ them (copy with `clone()` first). That keeps reads free on the hot path.
 from __future__ import annotations
 
 import random
-import uuid
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
@@ -53,6 +52,10 @@ _NO_GENERATION = frozenset({"Pod", "Node", "Namespace", "Event", "ResourceQuota"
 # k8s: apiserver names.SimpleNameGenerator: 5 characters from this alphabet (no vowels, no look-alikes).
 _GENERATE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _MAX_GENERATED_BASE = 58  # 63 - 5
+_ALPHABET_BITS = len(_GENERATE_ALPHABET).bit_length()   # what random._randbelow draws for choice()
+# uuid.UUID(version=4): variant bits 10 (RFC 4122) and version nibble 4.
+_UUID_CLEAR = ~((0xc000 << 48) | (0xf000 << 64)) & ((1 << 128) - 1)
+_UUID_V4 = (0x8000 << 48) | (4 << 76)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,13 +151,27 @@ class MemoryStore:
         return str(self._revision)
 
     def new_uid(self) -> str:
-        return str(uuid.UUID(int=self._rng.getrandbits(128), version=4))
+        """A version-4 UUID from the seeded generator: str(uuid.UUID(int=bits, version=4)), formatted
+        directly (tests/unit/store/test_memory_names.py holds it to the uuid module's)."""
+        h = "%032x" % ((self._rng.getrandbits(128) & _UUID_CLEAR) | _UUID_V4)
+        return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
     def generate_name(self, kind: Kind, base: str, namespace: str) -> str:
-        """k8s: names.SimpleNameGenerator — base (cut to 58) plus 5 random characters, unused so far."""
+        """k8s: names.SimpleNameGenerator — base (cut to 58) plus 5 random characters, unused so far.
+
+        The characters are drawn as random.choice draws them (rejection sampling on 5 bits), so
+        names are what `rng.choice` would give, without its per-call overhead."""
         base = base[:_MAX_GENERATED_BASE]
+        bits = self._rng.getrandbits
+        n = len(_GENERATE_ALPHABET)
         while True:
-            name = base + "".join(self._rng.choice(_GENERATE_ALPHABET) for _ in range(5))
+            chars = []
+            for _ in range(5):
+                r = bits(_ALPHABET_BITS)
+                while r >= n:
+                    r = bits(_ALPHABET_BITS)
+                chars.append(_GENERATE_ALPHABET[r])
+            name = base + "".join(chars)
             if (namespace, name) not in self._objects[kind.kind]:
                 return name
 

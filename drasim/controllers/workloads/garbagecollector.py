@@ -57,7 +57,7 @@ class GarbageCollector:
         ref: Ref = (ev.kind, md.get("namespace") or "", md["name"])
         refs = md.get("ownerReferences")
         old_refs = (old or {}).get("metadata", {}).get("ownerReferences") if old is not None and old is not obj else None
-        if old_refs and old_refs is not refs:
+        if old_refs and old_refs is not refs and old_refs != refs:
             for r in old_refs:
                 deps = self._dependents.get(r.get("uid"))
                 if deps is not None:
@@ -76,7 +76,9 @@ class GarbageCollector:
             for dep in sorted(self._dependents.pop(md.get("uid"), ())):
                 self._enqueue_check(dep)
             return
-        if refs:
+        if refs and (old_refs is None or old_refs != refs):
+            # k8s: graph_builder processGraphChanges — only references added (a new object or
+            # changed references) join the graph and are checked for a missing owner.
             for r in refs:
                 self._dependents.setdefault(r.get("uid"), set()).add(ref)
             if any(self._gone(r, md.get("namespace") or "") for r in refs if isinstance(r, dict)):

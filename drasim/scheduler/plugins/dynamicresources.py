@@ -547,10 +547,10 @@ class DynamicResources:
             created = self.create_claim(claim)
         except InputError as e:  # quota admission or a name clash: PreBind fails, the pod is retried
             if self.metrics:
-                self.metrics.claim_creates.labels(status="failure", admin_access="false").inc()
+                self.metrics.claim_create("failure", "false")
             return error_status(f"create claim for extended resources {key}: {e}")
         if self.metrics:
-            self.metrics.claim_creates.labels(status="success", admin_access="false").inc()
+            self.metrics.claim_create("success", "false")
         state[_STATE_KEY + "/extended-claim"] = created
         stored_alloc = dict(allocation, allocationTimestamp=now)
         self._in_flight[created["metadata"]["uid"]] = stored_alloc

@@ -47,13 +47,19 @@ def test_class_change_is_seen():
 def test_selector_results_memoised_per_device():
     """Each (expression, device) is evaluated once while the slice is unchanged."""
     import drasim.cel as cel
+    import drasim.cel.device as cel_device
     calls = []
-    real = cel.device_input
+    real, real_error = cel.device_input, cel_device.device_error
 
     def counting(driver, dev):
         calls.append(dev["name"])
         return real(driver, dev)
+
+    def counting_error(dev):   # the driver-literal fast path needs only the device's error
+        calls.append(dev["name"])
+        return real_error(dev)
     cel.device_input = counting
+    cel_device.device_error = counting_error
     try:
         a = new_allocator([slice_("s1", device("d1"), device("d2"))])
         state = AllocatedState()
@@ -64,3 +70,4 @@ def test_selector_results_memoised_per_device():
         assert calls == ["d1", "d2"]
     finally:
         cel.device_input = real
+        cel_device.device_error = real_error
