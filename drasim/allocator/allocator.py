@@ -16,7 +16,7 @@ from drasim.allocator.capacity import request_fits
 from drasim.allocator.features import Features
 from drasim.allocator.model import DeviceRec, SliceRec
 from drasim.allocator.pools import Pool, gather_pools
-from drasim.allocator.quickfit import decide, simple_needs, usable_count
+from drasim.allocator.quickfit import decide, plain_picks, simple_needs, usable_count
 from drasim.allocator.requests import ClassRec, PreparedClaim, ReqData, missing_classes, prepare_claim
 from drasim.allocator.result import build_allocation
 from drasim.allocator.search import RESULTS_MAX, Search
@@ -153,6 +153,26 @@ class Allocator:
             out.append(build_allocation(pc, search.results[ci], chosen, node_name, self.features.device_binding,
                                        self.features.compatibility_groups))
         return out
+
+    def allocate_plan(self, node: dict, claims: Sequence[dict], plan, allocated: AllocatedState):
+        """allocate() for claims of the simple shape (`plan`, see quickfit.py) without the search;
+        NotImplemented when the search must run. tests/unit/allocator/test_property.py holds the
+        two equal."""
+        if plan is None:
+            return NotImplemented
+        view = self._view(node)
+        if view.error is not None or view.has_invalid:
+            return NotImplemented
+        rd, _needs, label = plan
+        prepared = [self._prepare(c) for c in claims]
+        picks = plain_picks(view.candidates, prepared, rd, label, Selection(node, self.features), allocated,
+                            self.features.consumable_capacity)
+        if picks is None or picks is NotImplemented:
+            return picks
+        node_name = (node.get("metadata") or {}).get("name", "")
+        return [build_allocation(pc, claim_picks, [subs[0] for subs in pc.requests], node_name,
+                                 self.features.device_binding, self.features.compatibility_groups)
+                for pc, claim_picks in zip(prepared, picks)]
 
     def fits(self, node: dict, claims: Sequence[dict], allocated: AllocatedState) -> bool | None:
         """Whether the claims fit on the node, decided without a search when their shape allows.

@@ -79,3 +79,51 @@ def usable_count(candidates, rd, label: str, selection: Selection, state: Alloca
 def decide(needs: list[int], count: int) -> bool:
     """One selection for every request: they fit iff the usable devices cover them all."""
     return sum(needs) <= count
+
+
+def plain_picks(candidates, prepared: Sequence[PreparedClaim], rd, label: str, selection: Selection,
+                state: AllocatedState, consumable_capacity: bool):
+    """The devices the search would pick for claims of the simple shape, or None when it would
+    find none, or NotImplemented when only the search can tell (same cases as usable_count).
+
+    With one selection for every request and no constraints, the search's first solution takes
+    the usable devices in candidate order: each request the next `count` of them (a request
+    starts from the first device, skipping those this search took), claim after claim; it only
+    backtracks when too few are usable, and then finds nothing."""
+    from drasim.allocator.search import Pick
+    wanted = [[(subs[0], subs[0].num_devices) for subs in pc.requests] for pc in prepared]
+    total = sum(n for rows in wanted for _, n in rows)
+    usable = []
+    is_exclusive = state.is_exclusive
+    for dev, slice_, _pool in candidates:
+        if is_exclusive(dev.id):
+            continue
+        if dev.allow_multi or dev.consumes or dev.taints or dev.binding_conditions or slice_.per_device:
+            return NotImplemented
+        cached = dev.sel_cache.get(rd.sel_key)
+        if cached is None:
+            try:
+                cached = selection.is_selectable(rd, dev, slice_, label)
+            except AllocationError:
+                return NotImplemented
+        if not cached:
+            continue
+        if consumable_capacity and dev.capacity and not dev.cap_fits_empty:
+            continue
+        usable.append((dev, slice_))
+        if len(usable) == total:
+            break
+    if len(usable) < total:
+        # Every candidate was judged without an error: the search, trying every combination,
+        # would find none either.
+        return None
+    picks, at = [], 0
+    for rows in wanted:
+        claim_picks = []
+        for request, n in rows:
+            for dev, slice_ in usable[at:at + n]:
+                claim_picks.append(Pick(request, dev, slice_, None, None))
+            at += n
+        picks.append(claim_picks)
+    return picks
+

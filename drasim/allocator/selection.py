@@ -59,17 +59,19 @@ class Selection:
         if cached is True or cached is False:
             return cached
         from drasim.cel import CelCompileError, CelRuntimeError, compile_selector
+        from drasim.cel.plain import judge, raw_lookup
         try:
             selector = compile_selector(expr)
         except CelCompileError as exc:
             raise AllocationError(f"{owner}: selector #{index}: CEL compile error: {exc}") from None
         if cached is None:
-            literal = selector.driver_literal
-            if literal is not None and not selector.refused:
-                # What selector.matches would say, without building the device's CEL values.
+            if selector.plain is not None and not selector.refused:
+                # What selector.matches would say, without building the device's CEL values
+                # (drasim/cel/plain.py); None when only the program can tell.
                 error = dev.cel_error()
-                cached = enhance_runtime_error(error) if error is not None else (dev.driver == literal[0]) is literal[1]
-            else:
+                cached = enhance_runtime_error(error) if error is not None else \
+                    judge(selector.plain, dev.driver, raw_lookup(dev.driver, dev.raw))
+            if cached is None:
                 try:
                     cached = bool(selector.matches(dev.cel_input()))
                 except CelRuntimeError as exc:

@@ -5,7 +5,6 @@ DeviceMatches), cache.go; pkg/apis/resource/validation/validation.go; spec cel.m
 """
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Any
 
@@ -17,6 +16,7 @@ from drasim.cel.cost import Estimate, estimate
 from drasim.cel.cost_sizes import CEL_SELECTOR_EXPRESSION_MAX_COST
 from drasim.cel.device import DeviceInput
 from drasim.cel.environment import EnvType, environment, literal_env
+from drasim.cel.plain import input_lookup, judge, plain_terms
 from drasim.cel.errors import (COST_LIMIT_EXCEEDED, ITERATION_RANGE, CelCompileError, CelRuntimeError,
                                cel_go_type, compile_message, not_bool_message, not_iterable_message,
                                result_type_name, runtime_message)
@@ -102,26 +102,6 @@ def _program(expression: str) -> Any:
         raise CelCompileError("compilation failed: " + compile_message(str(err))) from None
 
 
-# `device.driver == "lit"` (either side, or !=): what most DeviceClasses say. Its value needs
-# no CEL values of the device, only whether they can be built (device.error), so it is judged
-# without the interpreter; tests/unit/cel/test_driver_literal.py proves it equal to the program.
-_WS = "[ \t\n\r\f]*"   # CEL's whitespace (cel-spec syntax.md); other blanks do not compile
-_DRIVER_LITERAL = re.compile(
-    rf"""{_WS}(?:device\.driver{_WS}(==|!=){_WS}(?:"([^"\\\n\r]*)"|'([^'\\\n\r]*)')"""
-    rf"""|(?:"([^"\\\n\r]*)"|'([^'\\\n\r]*)'){_WS}(==|!=){_WS}device\.driver){_WS}""")
-
-
-def driver_literal(expression: str) -> tuple[str, bool] | None:
-    """(literal, equal) when the expression only compares device.driver with a string literal."""
-    m = _DRIVER_LITERAL.fullmatch(expression)
-    if m is None:
-        return None
-    op1, d1, s1, d2, s2, op2 = m.groups()
-    op = op1 or op2
-    literal = next(v for v in (d1, s1, d2, s2) if v is not None)
-    return literal, op == "=="
-
-
 class CompiledSelector:
     """One compiled selector; `matches` judges one device.
 
@@ -130,11 +110,12 @@ class CompiledSelector:
     passes cel.CostLimit(CELSelectorExpressionMaxCost) to the program). cel-cpp's own
     budget of 10 000 comprehension iterations per evaluation stops long loops the same way."""
 
-    __slots__ = ("expression", "_program", "max_cost", "_refused", "_built", "driver_literal")
+    __slots__ = ("expression", "_program", "max_cost", "_refused", "_built", "plain")
 
     def __init__(self, expression: str, program: Any, cost: Estimate | None = None, *, fast: bool = True) -> None:
         self.expression = expression
-        self.driver_literal = driver_literal(expression) if fast else None
+        # plain comparisons are judged without the interpreter when they can be (plain.py)
+        self.plain = plain_terms(expression) if fast else None
         self._program = program
         self.max_cost = cost.cost[1] if cost is not None else 0
         self._refused = cost is not None and _memory_unsafe(cost)
@@ -154,9 +135,10 @@ class CompiledSelector:
             raise CelRuntimeError(device.error)
         if self._refused:
             raise CelRuntimeError(COST_LIMIT_EXCEEDED)
-        if self.driver_literal is not None:
-            literal, equal = self.driver_literal
-            return (device.driver == literal) is equal
+        if self.plain is not None:
+            verdict = judge(self.plain, device.driver, input_lookup(device.variables["device"]["attributes"]))
+            if verdict is not None:
+                return verdict
         try:
             result = self._program.eval(device.activation(self._built))
         except RuntimeError as err:  # cel-cpp raises only for its iteration budget

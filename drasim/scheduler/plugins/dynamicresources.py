@@ -328,17 +328,22 @@ class DynamicResources:
             s.node_results[node.name] = []
             return None
         try:
-            if not need_results and self.quick_fit:
-                # Most pods only need to know whether they fit; the devices are picked in
-                # Reserve for the one node chosen (same search, same answer).
+            results = NotImplemented
+            if self.quick_fit:
                 if plan_key in s.plans:
                     plan = s.plans[plan_key]
                 else:
                     plan = s.plans[plan_key] = self.allocator.plan(claims)
-                fits = self.allocator.fits_plan(labels_node, plan, self.allocated)
-                if fits is not None:
-                    return None if fits else unresolvable(REASON_CANNOT_ALLOCATE)
-            results = self.allocator.allocate(labels_node, claims, self._effective_allocated())
+                if not need_results:
+                    # Most pods only need to know whether they fit; the devices are picked in
+                    # Reserve for the one node chosen (same answer as the search).
+                    fits = self.allocator.fits_plan(labels_node, plan, self.allocated)
+                    if fits is not None:
+                        return None if fits else unresolvable(REASON_CANNOT_ALLOCATE)
+                else:   # the devices the search would pick, taken without it where the shape allows
+                    results = self.allocator.allocate_plan(labels_node, claims, plan, self._effective_allocated())
+            if results is NotImplemented:
+                results = self.allocator.allocate(labels_node, claims, self._effective_allocated())
         except NodeAllocationFailure as e:
             return unresolvable(str(e))
         except AllocationError as e:

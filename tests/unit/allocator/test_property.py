@@ -194,3 +194,63 @@ def test_failed_search_gives_everything_back(slice_list, claim_list, groups):
             if got is None and made:
                 assert unwound(made[-1])
             made.clear()
+
+
+@st.composite
+def mostly_plain_slices(draw):
+    """Slices whose devices are mostly of the kinds the plain path takes (attributes, sometimes a
+    capacity), with now and then one it must leave to the search."""
+    out = []
+    for i in range(draw(st.integers(1, 3))):
+        devs = []
+        for k in range(draw(st.integers(0, 8))):
+            attrs = {"numa": draw(st.integers(0, 2))} if draw(st.booleans()) else {}
+            if draw(st.integers(0, 6)) == 0:
+                attrs["model"] = "x"
+            extra = {}
+            if draw(st.integers(0, 4)) == 0:
+                extra["capacity"] = {"memory": {"value": draw(st.sampled_from(["4", "8"]))}}
+            if draw(st.integers(0, 15)) == 0:
+                extra["allowMultipleAllocations"] = True
+            if draw(st.integers(0, 15)) == 0:
+                extra["taints"] = [{"key": "k", "value": "v", "effect": "NoSchedule"}]
+            devs.append(device(f"d{i}-{k}", attrs, **extra))
+        where = draw(st.sampled_from(["node1", "node2", "all"]))
+        kw = {"node": NODE_1} if where == "node1" else {"node": NODE_2} if where == "node2" else {"node": None, "allNodes": True}
+        out.append(slice_(f"s{i}", *devs, driver=draw(st.sampled_from([DRIVER_A, DRIVER_A, DRIVER_B])),
+                          pool=f"p{i}", **kw))
+    return out
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(mostly_plain_slices(), mostly_plain_slices(), slices()),
+       st.one_of(simple_claims(), simple_claims(), claims()), st.integers(0, 4),
+       st.booleans())
+def test_allocate_plan_equals_allocate(slice_list, claim_list, taken, consumable):
+    """Allocator.allocate_plan, when it decides, gives exactly what allocate's search gives: the same
+    allocations (devices, order, configs, node selectors) or the same None."""
+    from drasim.allocator import Features
+    a = new_allocator(slice_list, [klass(CLASS_A, DRIVER_A), klass(CLASS_B, DRIVER_B)],
+                      features=Features(consumable_capacity=consumable))
+    state = AllocatedState()
+    for _ in range(taken):   # some devices already in use
+        try:
+            got = a.allocate(node(NODE_1), [claim("pre", request("r", CLASS_A, 1))], state)
+        except AllocationError:
+            break
+        for allocation in got or ():
+            state.add(allocation)
+    decided = 0
+    for n in (NODE_1, NODE_2):
+        try:
+            plan = a.plan(claim_list)
+            quick = a.allocate_plan(node(n), claim_list, plan, state)
+        except AllocationError as exc:
+            quick = ("error", str(exc))
+        try:
+            full = a.allocate(node(n), claim_list, state)
+        except AllocationError as exc:
+            full = ("error", str(exc))
+        if quick is not NotImplemented:
+            decided += 1
+            assert quick == full
