@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections import deque
 
-from drasim.api.podclaims import (RESERVED_FOR_MAX_SIZE, bound_to_group, group_consumer, is_group_consumer,
+from drasim.api.podclaims import (RESERVED_FOR_MAX_SIZE, bound_to_group, claim_name, group_consumer, is_group_consumer,
                                   is_owned_by, is_owned_by_group, is_reserved_for, is_reserved_for_group,
                                   pod_claims, pod_group_name)
 from drasim.store.events import WARNING, record_event
@@ -82,7 +82,7 @@ class ResourceClaimController:
         md = ev.obj["metadata"]
         if ev.kind == "Pod":
             self._index_bound_user(ev)
-            if ev.type != DELETED and (ev.obj.get("spec") or {}).get("resourceClaims"):
+            if ev.type != DELETED and (ev.obj.get("spec") or {}).get("resourceClaims") and self._pod_needs_work(ev.obj):
                 self._enqueue("Pod", md.get("namespace"), md["name"])
             if ev.type == DELETED or is_pod_done(ev.obj):
                 self._enqueue_claims_of(ev.obj)
@@ -112,14 +112,46 @@ class ResourceClaimController:
             key = (md.get("namespace"), md["name"])
             if ev.type == DELETED:
                 self._unblock(md.get("namespace"))
-            if ev.old is not None:
-                self._unindex(ev.old, key)
+            if ev.type == DELETED or ev.old is None or not self._same_index_keys(ev.old, ev.obj):
+                if ev.old is not None:
+                    self._unindex(ev.old, key)
+                if ev.type != DELETED:
+                    self._index(ev.obj, key)
             if ev.type != DELETED:
-                self._index(ev.obj, key)
                 self._enqueue("ResourceClaim", *key)
                 if (ev.obj.get("status") or {}).get("allocation"):
                     for pod_name in sorted(self._bound_users.get(key, ())):
                         self._enqueue("Pod", key[0], pod_name)
+
+    def _pod_needs_work(self, pod: dict) -> bool:
+        """k8s: controller.go podNeedsWork — a claim to create from a template, or (the pod has a
+        node) an allocated claim to reserve for it; the first entry that settles it decides."""
+        if self.workload_claims and pod_group_name(pod):
+            return True   # PodGroup claims (beta, off by default): always looked at by _sync_pod
+        if pod["metadata"].get("deletionTimestamp"):
+            return False                      # "pod is deleted"
+        ns = pod["metadata"].get("namespace")
+        bound = bool(pod["spec"].get("nodeName"))
+        statuses = {s.get("name"): s.get("resourceClaimName")
+                    for s in (pod.get("status") or {}).get("resourceClaimStatuses") or ()}
+        for entry in pod["spec"].get("resourceClaims") or ():
+            name, check_owner, error = claim_name(pod, entry, statuses)
+            if error is not None:
+                return True                   # e.g. "ResourceClaim not created yet"
+            if name is None:
+                return False                  # "claim is not needed"
+            claim = self.store.get("ResourceClaim", ns, name)
+            if claim is None:
+                return bool(entry.get("resourceClaimTemplateName"))   # else the user must create it
+            if check_owner and not is_owned_by(claim, pod):
+                return False                  # "conflicting claim needs to be removed by user"
+            if not bound:
+                continue
+            status = claim.get("status") or {}
+            if status.get("allocation") and not is_reserved_for(claim, pod) \
+                    and len(status.get("reservedFor") or ()) < RESERVED_FOR_MAX_SIZE:
+                return True                   # "need to reserve claim for pod"
+        return False
 
     def _index_bound_user(self, ev: WatchEvent) -> None:
         """claim -> pods on a node that name it (k8s: the podResourceClaimIndex), so an allocation
@@ -143,6 +175,14 @@ class ResourceClaimController:
         """Room may have been made in the namespace's quota: try refused creates again (k8s retries)."""
         for ns, name in sorted(self._blocked.pop(namespace or "", ())):
             self._enqueue("Pod", ns, name)
+
+    @staticmethod
+    def _same_index_keys(old: dict, new: dict) -> bool:
+        """Owners and reservedFor unchanged (most claim updates): the indexes stay as they are."""
+        refs, old_refs = new["metadata"].get("ownerReferences"), old["metadata"].get("ownerReferences")
+        reserved = (new.get("status") or {}).get("reservedFor")
+        old_reserved = (old.get("status") or {}).get("reservedFor")
+        return (refs is old_refs or refs == old_refs) and (reserved is old_reserved or reserved == old_reserved)
 
     @staticmethod
     def _uids(claim: dict) -> tuple[list[str], list[str]]:

@@ -54,9 +54,12 @@ class GarbageCollector:
     def _on_event(self, ev: WatchEvent) -> None:
         obj, old = ev.obj, ev.old
         md = obj["metadata"]
-        ref: Ref = (ev.kind, md.get("namespace") or "", md["name"])
         refs = md.get("ownerReferences")
         old_refs = (old or {}).get("metadata", {}).get("ownerReferences") if old is not None and old is not obj else None
+        if ev.type != DELETED and old_refs is not None and (old_refs is refs or old_refs == refs) \
+                and not md.get("deletionTimestamp"):
+            return   # an update that leaves the graph as it is (the common case): nothing to do
+        ref: Ref = (ev.kind, md.get("namespace") or "", md["name"])
         if old_refs and old_refs is not refs and old_refs != refs:
             for r in old_refs:
                 deps = self._dependents.get(r.get("uid"))
