@@ -26,9 +26,26 @@ class Resources(dict):
         return out
 
 
+# The scheduler sees stored pods, which are never changed in place (the store replaces them), and
+# a pod's status updates keep its spec object: PreFilter, Score, the cache and the signature ask
+# about the same spec several times per cycle. Keyed by the spec's identity (the entry keeps the
+# spec alive, so its id is not reused while it is there).
+_REQUESTS: dict[int, tuple[dict, dict[str, int], tuple[int, int]]] = {}
+
+
+def _memo(pod: dict) -> tuple[dict, dict[str, int], tuple[int, int]]:
+    spec = pod.get("spec") or {}
+    hit = _REQUESTS.get(id(spec))
+    if hit is None or hit[0] is not spec:
+        if len(_REQUESTS) >= 8192:
+            _REQUESTS.clear()
+        hit = _REQUESTS[id(spec)] = (spec, _pod_requests(pod), _non_zero_requests(pod))
+    return hit
+
+
 def pod_requests(pod: dict) -> Resources:
-    """Effective requests of a pod (k8s PodRequests)."""
-    return Resources(_pod_requests(pod))
+    """Effective requests of a pod (k8s PodRequests); a fresh vector."""
+    return Resources(_memo(pod)[1])
 
 
 # --- non-zero requests (scoring) ---------------------------------------------------
@@ -42,6 +59,11 @@ def _non_zero_container(container: dict) -> tuple[int, int]:
 
 
 def non_zero_requests(pod: dict) -> tuple[int, int]:
+    """See _non_zero_requests (memoised like pod_requests)."""
+    return _memo(pod)[2]
+
+
+def _non_zero_requests(pod: dict) -> tuple[int, int]:
     """(milli-cpu, memory) of PodRequests with NonMissingContainerRequests = {100m, 200Mi}.
 
     Same aggregation as drasim.api.podresources.pod_requests (sidecars add up,

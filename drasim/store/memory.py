@@ -12,7 +12,6 @@ them (copy with `clone()` first). That keeps reads free on the hot path.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 from typing import Callable, Iterable
 
 from drasim.api.kinds import BY_KIND, STORED_KINDS, Kind
@@ -58,12 +57,19 @@ _UUID_CLEAR = ~((0xc000 << 48) | (0xf000 << 64)) & ((1 << 128) - 1)
 _UUID_V4 = (0x8000 << 48) | (4 << 76)
 
 
-@dataclass(frozen=True, slots=True)
 class WatchEvent:
-    type: str
-    kind: str
-    obj: dict
-    old: dict | None = None
+    """One change as watchers see it: ADDED/MODIFIED/DELETED, the kind, the object (and the one it
+    replaced). A plain slotted class: several are made per write, and a frozen dataclass's
+    __init__ costs a setattr call per field. Treat it as immutable."""
+
+    __slots__ = ("type", "kind", "obj", "old")
+
+    def __init__(self, type: str, kind: str, obj: dict, old: dict | None = None) -> None:
+        self.type, self.kind, self.obj, self.old = type, kind, obj, old
+
+    def __repr__(self) -> str:
+        md = self.obj.get("metadata") or {}
+        return f"WatchEvent({self.type}, {self.kind}, {md.get('namespace') or ''}/{md.get('name')})"
 
 
 Key = tuple[str, str]  # (namespace or "", name)
