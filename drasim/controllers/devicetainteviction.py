@@ -69,6 +69,9 @@ class DeviceTaintEvictionController:
         self._pools: dict[PoolId, Pool] = {}
         self._rules: dict[str, dict] = {}
         self._evicting: list[dict] = []                       # rules whose effect is NoExecute
+        # Until a NoExecute taint shows up (a rule or a slice), no claim has an eviction time and
+        # no pod is due, so re-checking pods can be skipped: the usual cluster never has one.
+        self._noexecute_seen = False
         self._claims: dict[tuple[str, str], AllocatedClaim] = {}
         self._delete_pod_at: dict[PodRef, Eviction] = {}
         self._evicted: dict[str, int] = {}                    # rule uid → pods deleted by this instance
@@ -148,6 +151,7 @@ class DeviceTaintEvictionController:
             else:
                 self._rules[new["metadata"]["name"]] = new
             self._evicting = [r for r in self._rules.values() if r["spec"]["taint"].get("effect") == NO_EXECUTE]
+            self._noexecute_seen = self._noexecute_seen or bool(self._evicting)
             self._handle_rule_change(old, new)
 
     def _claim_eviction(self, claim: dict) -> Eviction | None:
@@ -221,6 +225,7 @@ class DeviceTaintEvictionController:
             self._pools.pop(pid, None)
         if pool.slices and pool.noexecute_taints():
             self._tainted_pools.add(pid)
+            self._noexecute_seen = True
         else:
             self._tainted_pools.discard(pid)
         after = pool.noexecute_taints()
@@ -254,6 +259,8 @@ class DeviceTaintEvictionController:
         k8s: handlePods stops at the first entry whose pod is missing or has another UID
         (return, not continue); kept as is — the fix (#135686) was not merged.
         """
+        if not self._noexecute_seen:
+            return
         namespace = claim["metadata"].get("namespace")
         for consumer in (claim.get("status") or {}).get("reservedFor") or ():
             if consumer.get("apiGroup") or consumer.get("resource") != "pods":
@@ -264,6 +271,8 @@ class DeviceTaintEvictionController:
             self._handle_pod(pod)
 
     def _handle_pod(self, pod: dict) -> None:
+        if not self._noexecute_seen:
+            return   # no eviction anywhere and none pending (see __init__)
         ref = _pod_ref(pod)
         eviction = pod_eviction(pod, self._claims)
         if eviction is None:

@@ -114,8 +114,11 @@ class SchedulingQueue:
     def update(self, pod: dict) -> None:
         info = self._pods.get(pod["metadata"]["uid"])
         if info is not None:
-            info.pod = pod
-            self._index_claims(info)
+            old, info.pod = info.pod, pod
+            if (old.get("spec") or {}).get("resourceClaims") is not (pod.get("spec") or {}).get("resourceClaims") \
+                    or (old.get("status") or {}).get("resourceClaimStatuses") is not \
+                    (pod.get("status") or {}).get("resourceClaimStatuses"):
+                self._index_claims(info)   # the same lists name the same claims: nothing to re-index
 
     def remove(self, uid: str) -> None:
         self._pods.pop(uid, None)
