@@ -112,7 +112,7 @@ class ControlPlane:
                                     if self._gate("DRADeviceTaints") else None)
         self.quota_controller = QuotaController(self.store, self.er_cache)
         self.disruption_controller = DisruptionController(self.store, self.clock)
-        self.kubelets = Kubelets(self.store)
+        self.kubelets = Kubelets(self.store, watch=options.kubelets)
         self.kubelets.workload_claims = workload_claims
         self._create_system_namespaces()
         self.workload_controllers = workloads.build(workloads.ControllerContext(

@@ -56,9 +56,9 @@ def usable_count(candidates, rd, label: str, selection: Selection, state: Alloca
     (a device of a kind this shortcut does not model, or a CEL error anywhere: the search may or
     may not reach it, so only the search can tell)."""
     count = 0
-    is_exclusive = state.is_exclusive
+    exclusive = state.exclusive_ids
     for dev, slice_, _pool in candidates:
-        if is_exclusive(dev.id):
+        if dev.id in exclusive:
             continue
         if dev.allow_multi or dev.consumes or dev.taints or dev.binding_conditions or slice_.per_device:
             return None
@@ -94,9 +94,9 @@ def plain_picks(candidates, prepared: Sequence[PreparedClaim], rd, label: str, s
     wanted = [[(subs[0], subs[0].num_devices) for subs in pc.requests] for pc in prepared]
     total = sum(n for rows in wanted for _, n in rows)
     usable = []
-    is_exclusive = state.is_exclusive
+    exclusive = state.exclusive_ids
     for dev, slice_, _pool in candidates:
-        if is_exclusive(dev.id):
+        if dev.id in exclusive:
             continue
         if dev.allow_multi or dev.consumes or dev.taints or dev.binding_conditions or slice_.per_device:
             return NotImplemented

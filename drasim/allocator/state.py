@@ -100,6 +100,12 @@ class AllocatedState:
 
     # --- queries used by the search -------------------------------------------------------------
 
+    @property
+    def exclusive_ids(self):
+        """The exclusively allocated device ids (read-only): `id in state.exclusive_ids` is
+        is_exclusive without a call, for the scans that ask it of every device of a node."""
+        return self._exclusive
+
     def is_exclusive(self, device_id: str) -> bool:
         """Allocated without a share: never a candidate for a non-admin request (§9.2)."""
         return device_id in self._exclusive

@@ -76,10 +76,11 @@ class SliceAttributes:
     """What each simulated driver knows of its devices: their attributes in the pool's newest
     generation (kept current from ResourceSlice watch events)."""
 
-    def __init__(self, store: MemoryStore) -> None:
+    def __init__(self, store: MemoryStore, watch: bool = True) -> None:
         self._slices: dict[str, tuple] = {}   # slice -> (generation, device -> attrs, index keys)
         self._index: dict[tuple[str, str, str], set[str]] = {}    # (driver, pool, device) -> slices
-        store.subscribe(self._on_event, kinds=("ResourceSlice",))
+        if watch:
+            store.subscribe(self._on_event, kinds=("ResourceSlice",))
         for s in store.list("ResourceSlice"):
             self._add(s)
 

@@ -85,7 +85,8 @@ class Kubelets:
 
     name = "kubelet"
 
-    def __init__(self, store: MemoryStore) -> None:
+    def __init__(self, store: MemoryStore, watch: bool = True) -> None:
+        """watch=False: kubelets that never run (scheduler_perf's setting) do not follow the store."""
         self.store = store
         self.workload_claims = False   # DRAWorkloadResourceClaims: a PodGroup's reservation covers its pods
         self._queue: deque[tuple[str, str]] = deque()
@@ -100,8 +101,9 @@ class Kubelets:
         self._node_usage: dict[str, dict[str, int]] = {}
         self._counted: dict[tuple[str, str], tuple[str, dict, object, dict[str, int]]] = {}
         self.warnings: list[str] = []   # bad run-for annotations, for the CLI to print
-        store.subscribe(self._on_event, kinds=("Pod", "ResourceClaim"))
-        self._attributes = devicemetadata.SliceAttributes(store)
+        if watch:
+            store.subscribe(self._on_event, kinds=("Pod", "ResourceClaim"))
+        self._attributes = devicemetadata.SliceAttributes(store, watch=watch)
 
     def _on_event(self, ev: WatchEvent) -> None:
         md = ev.obj["metadata"]
