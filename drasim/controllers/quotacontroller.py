@@ -28,7 +28,9 @@ class QuotaController:
         elif ev.kind == "ResourceQuota" and ev.old is not None and ev.old.get("spec") == ev.obj.get("spec"):
             return   # our own status write
         else:
-            self._dirty.add(ev.obj["metadata"].get("namespace") or "")
+            namespace = ev.obj["metadata"].get("namespace") or ""
+            if ev.kind == "ResourceQuota" or self.store.any_in("ResourceQuota", namespace):
+                self._dirty.add(namespace)   # a namespace without quotas has no status to keep
 
     def has_work(self) -> bool:
         return bool(self._dirty)

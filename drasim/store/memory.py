@@ -143,6 +143,10 @@ class MemoryStore:
         if not names:
             del self._by_namespace[kind][key[0]]
 
+    def any_in(self, kind: str, namespace: str) -> bool:
+        """Whether the namespace holds an object of the kind (without listing them)."""
+        return bool(self._by_namespace[kind].get(namespace))
+
     def count(self, kind: str) -> int:
         return len(self._objects[kind])
 
