@@ -76,7 +76,7 @@ class ReplicaSetController:
             if ref is not None:
                 if ref.get("kind") == "ReplicaSet":
                     self._enqueue_owner(ns, ref)
-            elif ev.type != DELETED:
+            elif ev.type != DELETED and self.store.any_in("ReplicaSet", ns):
                 for rs in self.store.list("ReplicaSet", ns):   # an orphan: RSes that may adopt it
                     if _selects(rs, ev.obj):
                         self.queue.add((ns, rs["metadata"]["name"]))
