@@ -266,7 +266,15 @@ def gc_paused():
         yield
     finally:
         if was_enabled:
+            if gc.get_count()[0] > _BULK_ALLOCATIONS:
+                # The collector's next pass would walk every object the step built (and later
+                # full passes again, over the whole snapshot): move them out of its sight.
+                # Reference counting still frees them; only cycles made before now would stay.
+                gc.freeze()
             gc.enable()
+
+
+_BULK_ALLOCATIONS = 200_000   # objects tracked since the pause began: a snapshot, not a manifest
 
 
 def _parse(path: Path, text: str) -> tuple[list, bool]:
