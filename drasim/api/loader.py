@@ -19,7 +19,7 @@ from pathlib import Path
 import orjson
 import yaml
 
-from drasim.api import kinds, nesting, yamlfast
+from drasim.api import kinds, nesting, yamlblock, yamlfast
 from drasim.errors import ManifestError
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
@@ -278,7 +278,7 @@ _BULK_ALLOCATIONS = 200_000   # objects tracked since the pause began: a snapsho
 
 
 def _parse(path: Path, text: str) -> tuple[list, bool]:
-    """The documents of a text, and whether it was read as JSON."""
+    """The documents of a text, and whether they are JSON values already (string keys, no aliases)."""
     try:
         if _looks_like_json(path, text):
             try:
@@ -287,6 +287,9 @@ def _parse(path: Path, text: str) -> tuple[list, bool]:
                 if path.suffix == ".json":
                     raise
                 # No suffix said JSON: `{a: 1}` is YAML flow style, as kubectl would read it.
+        block = yamlblock.load(text, _YAML_LOADER)   # kubectl's plain block shape, read line by line
+        if block is not None:
+            return block, True   # values as _as_json makes them already
         return list(yamlfast.load_all(text, _YAML_LOADER)), False
     except json.JSONDecodeError as e:
         raise ManifestError(f"{path}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
