@@ -152,18 +152,18 @@ def _line_info(line: str, scalars: _Scalars) -> tuple:
     if key is not None:
         key = scalars.key(key)
     elif dash is None:
-        return (indent, False, None, _BARE, None, False)
+        return (indent, False, None, _BARE, None, None)
     else:
         value = item
     if value is None:
-        return (indent, dash is not None, key, _NULL, None, False)
+        return (indent, dash is not None, key, _NULL, None, None)
     if value == "{}":
-        return (indent, dash is not None, key, _EMPTY_MAP, None, False)
+        return (indent, dash is not None, key, _EMPTY_MAP, None, None)
     if value == "[]":
-        return (indent, dash is not None, key, _EMPTY_SEQ, None, False)
+        return (indent, dash is not None, key, _EMPTY_SEQ, None, None)
     opened = _open_single(value)
     if opened is not None:
-        return (indent, dash is not None, key, _OPEN, opened, False)
+        return (indent, dash is not None, key, _OPEN, opened, None)
     if dash is not None and key is None and value == "":
         raise _Unusual
     return (indent, dash is not None, key, _SCALAR, scalars.value(value), None if value[0] in "'\"" else value)

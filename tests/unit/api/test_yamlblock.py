@@ -138,3 +138,9 @@ def test_what_it_does_not_read_is_left_to_the_full_path():
                  "a: 1\na: 2\n", "---\na: 1\n", "a: 1\n---\nb: 2\n", "a: é\n", "a: 1\n\nb: 2\n", "a: 'x\n",
                  'a: "x\\ty"\n', "<<: {}\n", "a: 1\r\n", "1.5: x\n"):
         assert yamlblock.load(text, KubeYAMLLoader) is None, text
+
+
+def test_an_empty_collection_is_not_continued():
+    """`- []` then a deeper line: libyaml refuses it; found by the mutation test."""
+    for text in ("- []\n  x\n", "a: {}\n  b\n"):
+        assert yamlblock.load(text, KubeYAMLLoader) is None, text
