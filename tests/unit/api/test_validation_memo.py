@@ -43,16 +43,28 @@ CLAIM = {
         "constraints": [{"requests": ["gpu", "alt"], "matchAttribute": "gpu.example.com/model"}],
         "config": [{"requests": ["gpu"], "opaque": {"driver": "gpu.example.com", "parameters": {"a": 1}}}]}},
 }
+SLICE = {
+    "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+    "metadata": {"name": "gpu-node-0-gpu.example.com", "uid": "f7c1bd87-4da5-4709-9471-3d60c8a70639"},
+    "spec": {"driver": "gpu.example.com", "nodeName": "gpu-node-0",
+             "pool": {"name": "gpu-node-0", "generation": 1, "resourceSliceCount": 1},
+             "devices": [{"name": f"gpu-{i}", "attributes": {"model": {"string": "H100"},
+                                                           "resource.kubernetes.io/numaNode": {"int": i % 2}},
+                          "capacity": {"memory": {"value": "80Gi"}}} for i in range(3)]},
+}
 FIELDS = ["name", "image", "nodeName", "ephemeralContainers", "containers", "resourceClaims", "claims", "limits",
           "operator", "effect", "key", "values", "count", "allocationMode", "requests", "exactly", "firstAvailable",
           "deviceClassName", "selectors", "expression", "matchAttribute", "driver", "conditions", "startTime",
-          "tolerationSeconds", "affinity", "tolerations", "devices", "config", "opaque", "parameters", "adminAccess"]
+          "tolerationSeconds", "affinity", "tolerations", "devices", "config", "opaque", "parameters", "adminAccess",
+          "attributes", "capacity", "string", "int", "bool", "version", "value", "taints", "consumesCounters",
+          "allowMultipleAllocations", "bindsToNode", "nodeSelector", "allNodes", "perDeviceNodeSelection"]
 values = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([1.5, 1e30, 2**40]),
               st.sampled_from(["", "x", "gpu", "alt", "a", "Exists", "Equal", "In", "NoExecute", "All", "UPPER",
                                "-x", "a/b", "example.com/gpu", "cpu", "1", "1.5", "nope!", "a" * 70,
                                "device.driver == 1", "gpu-template", "2026-01-01T00:00:00Z",
-                               'device.attributes["gpu.example.com"].roots.includes("c")']),
+                               'device.attributes["gpu.example.com"].roots.includes("c")', "gpu-0", "80Gi",
+                               "1.0.0", "H100", "v1"]),
               st.text(max_size=5)),
     lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(FIELDS), inner, max_size=3)),
     max_leaves=8)
@@ -72,7 +84,9 @@ def places(value, out=None):
 def mutated(draw, base):
     obj = copy.deepcopy(base)
     for _ in range(draw(st.integers(1, 3))):
-        spots = places(obj["spec"]) + ([(obj, "status")] if "status" in obj else []) + [(obj["spec"], "nodeName")]
+        spec = obj.get("spec")
+        spots = [(c, k) for c, k in places(obj) if not (c is obj and k in ("apiVersion", "kind"))]
+        spots += [(obj, "spec")] + ([(spec, "nodeName")] if isinstance(spec, dict) else [])
         container, key = draw(st.sampled_from(spots))
         how = draw(st.sampled_from(["replace", "remove", "add"]))
         if how == "remove" and isinstance(container, dict):
@@ -100,7 +114,7 @@ def with_memo(enabled: bool, fn):
 
 
 @settings(max_examples=600, deadline=None)
-@given(st.data(), st.sampled_from([POD, CLAIM]), st.booleans())
+@given(st.data(), st.sampled_from([POD, CLAIM, SLICE]), st.booleans())
 def test_mutated_objects_get_the_same_errors_with_the_memo_on_and_off(data, base, list_attributes):
     others = [data.draw(mutated(base)) for _ in range(3)]
     gates = {"DRAListTypeAttributes": list_attributes}
@@ -112,7 +126,7 @@ def test_mutated_objects_get_the_same_errors_with_the_memo_on_and_off(data, base
     assert on == off
 
 
-@pytest.mark.parametrize("base", [POD, CLAIM], ids=["pod", "claim"])
+@pytest.mark.parametrize("base", [POD, CLAIM, SLICE], ids=["pod", "claim", "slice"])
 def test_the_memo_is_used_and_forgets_nothing_that_matters(base):
     """Not vacuous: a valid original leaves clean entries that an equal object hits; a pod whose
     only difference is its status (ephemeral containers are allowed for a live pod only) or a
@@ -145,3 +159,14 @@ def test_a_feature_gate_the_checks_read_is_part_of_the_key():
     got = with_memo(True, lambda: [errors(claim, gates=on), errors(claim)])
     assert got == with_memo(False, lambda: [errors(claim, gates=on), errors(claim)])
     assert got[0] == [] and got[1]
+
+
+def test_per_device_node_selection_is_part_of_a_device_key():
+    """The same devices under perDeviceNodeSelection need a node selection each: entries left
+    by the plain slice must not answer for them."""
+    per_device = copy.deepcopy(SLICE)
+    del per_device["spec"]["nodeName"]
+    per_device["spec"]["perDeviceNodeSelection"] = True
+    got = with_memo(True, lambda: [errors(SLICE), errors(per_device)])
+    assert got == with_memo(False, lambda: [errors(SLICE), errors(per_device)])
+    assert got[0] == [] and any("spec.devices[0]" in e for e in got[1])
