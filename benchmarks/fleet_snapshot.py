@@ -68,7 +68,7 @@ def load_only(path: Path) -> dict:
     docs = timed("read", lambda: load_paths([path]), results)
     results["objects"] = len(docs)
     loaded = ControlPlane()
-    timed("apply", lambda: loaded.apply(docs), results)
+    timed("apply", lambda: loaded.apply(docs, owned=True), results)   # as `drasim simulate` applies a phase
     timed("settle", loaded.settle, results)
     results["total"] = round(results["read"] + results["apply"] + results["settle"], 2)
     results["scheduling_attempts"] = loaded.scheduler.attempts
@@ -118,7 +118,7 @@ def main() -> int:
     for form, path in files.items():
         docs = timed(f"{form}_read", lambda: load_paths([path]), results)
         loaded = ControlPlane()
-        timed(f"{form}_apply", lambda: loaded.apply(docs), results)
+        timed(f"{form}_apply", lambda: loaded.apply(docs, owned=True), results)
         timed(f"{form}_settle", loaded.settle, results)
         results[f"{form}_total"] = round(results[f"{form}_read"] + results[f"{form}_apply"] + results[f"{form}_settle"], 2)
         results[f"{form}_scheduling_attempts"] = loaded.scheduler.attempts

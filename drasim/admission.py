@@ -72,12 +72,14 @@ def admin_access_errors(store: MemoryStore, kind: kinds.Kind, obj: dict, pending
 
 def prepare(store: MemoryStore, kind: kinds.Kind, obj: dict, old: dict | None, source: str,
             pending: list[dict] = (), gates: Mapping[str, bool] = featuregates.DEFAULTS,
-            decoded: bool = False) -> dict:
+            decoded: bool = False, owned: bool = False) -> dict:
     """A decoded, defaulted, named and validated copy of obj, ready to store; raises InputError.
-    `decoded`: obj is already what decode_body returned."""
+    `decoded`: obj is already what decode_body returned. `owned`: the caller hands obj over
+    (nothing else holds or reads it), so it is defaulted in place instead of in a copy."""
     if not decoded:
         obj = decode_body(kind, obj, source)
-    obj = clone(obj)
+    if not owned:
+        obj = clone(obj)
     md = obj.setdefault("metadata", {})
     if not isinstance(md, dict):
         raise ManifestError(f"{source}: metadata: must be an object")

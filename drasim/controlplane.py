@@ -265,12 +265,14 @@ class ControlPlane:
         return None
 
     # -- phases -------------------------------------------------------------------
-    def apply(self, documents: Iterable[Document]) -> list[dict]:
-        """Admit one phase: every object is checked first; then each is created or updated."""
+    def apply(self, documents: Iterable[Document], owned: bool = False) -> list[dict]:
+        """Admit one phase: every object is checked first; then each is created or updated.
+        `owned`: the caller hands the documents' objects over (the loader built them and nothing
+        reads them again): admission defaults and stores them without its defensive copy."""
         with gc_paused():   # a snapshot's objects live on: collector passes over them are waste
-            return self._apply(documents)
+            return self._apply(documents, owned)
 
-    def _apply(self, documents: Iterable[Document]) -> list[dict]:
+    def _apply(self, documents: Iterable[Document], owned: bool = False) -> list[dict]:
         prepared: list[tuple[Document, dict, dict | None]] = []
         creates: list[dict] = []
         operations: list[phaseops.Target] = []
@@ -296,7 +298,8 @@ class ControlPlane:
             lookup = isinstance(name, str) and name and (ns is None or isinstance(ns, str))
             old = self.store.get(doc.kind.kind, ns, name) if lookup else None
             obj = body if old is None else _merge_for_apply(old, body, doc.kind)
-            obj = self._prepare(doc.kind, obj, old, doc.source, creates, decoded=True)
+            # The merge built a tree of its own: no second copy of it either.
+            obj = self._prepare(doc.kind, obj, old, doc.source, creates, decoded=True, owned=owned or old is not None)
             if old is None:
                 problem = namespacelifecycle.admission_error(self.store, doc.kind, obj, pending_namespaces, doc.source,
                                                              name=md.get("name") or md.get("generateName"))
@@ -436,13 +439,13 @@ class ControlPlane:
         return f"{kind.api_version} {kind.plural} is served only with the {gate} feature gate on"
 
     def _prepare(self, kind: kinds.Kind, obj: dict, old: dict | None, source: str, pending: list[dict] = (),
-                 decoded: bool = False) -> dict:
+                 decoded: bool = False, owned: bool = False) -> dict:
         """admission.prepare, counted per kind (`admitted`: what went through the whole write path)."""
         unserved = self.unserved(kind)
         if unserved:
             raise ManifestError(f"{source}: the server could not find the requested resource ({unserved})")
         prepared = admission.prepare(self.store, kind, obj, old, source, pending, self.options.gates,
-                                     decoded=decoded)
+                                     decoded=decoded, owned=owned)
         self.admitted[kind.kind] += 1
         return prepared
 
@@ -464,8 +467,8 @@ class ControlPlane:
         from drasim.forking import fork
         return fork(self)
 
-    def run_phase(self, documents: Iterable[Document]) -> None:
-        self.apply(documents)
+    def run_phase(self, documents: Iterable[Document], owned: bool = False) -> None:
+        self.apply(documents, owned)
         self.settle()
 
     # -- views ----------------------------------------------------------------------

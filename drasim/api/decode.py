@@ -164,20 +164,46 @@ def _ok_float(v) -> bool:
     return v is None or c is int or (c is float and math.isfinite(v))
 
 
+# Quantities and times that parsed, remembered: a fleet repeats a few of them in every object
+# (`1`, `64Gi`, one creationTimestamp). Keyed by class too: 1, 1.0 and "1" are parsed apart.
+_GOOD_LEAVES: set[tuple] = set()
+_GOOD_LEAVES_MAX = 100_000
+
+
+def _remember(key: tuple) -> None:
+    if len(_GOOD_LEAVES) >= _GOOD_LEAVES_MAX:
+        _GOOD_LEAVES.clear()
+    _GOOD_LEAVES.add(key)
+
+
 def _ok_quantity(v) -> bool:
     if v is None:
         return True
     if v.__class__ is bool or not isinstance(v, (str, int, float)):
         return False
+    key = (QUANTITY, v.__class__, v)   # hashable now; -0.0 and 0.0 share an entry: both parse
+    if key in _GOOD_LEAVES:
+        return True
     try:
         parse_quantity(v if isinstance(v, str) else gojson.number_text(v))
-        return True
     except (QuantityError, ValueError):
         return False
+    _remember(key)
+    return True
 
 
 def _ok_time(v) -> bool:
-    return v is None or (v.__class__ is str and gojson.rfc3339_error(v) is None)
+    if v is None:
+        return True
+    if v.__class__ is not str:
+        return False
+    key = (TIME, str, v)
+    if key in _GOOD_LEAVES:
+        return True
+    if gojson.rfc3339_error(v) is not None:
+        return False
+    _remember(key)
+    return True
 
 
 def _ok_intorstring(v) -> bool:

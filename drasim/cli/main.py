@@ -198,7 +198,7 @@ def _settled(phase_paths: list[str], options):
         cp = ControlPlane(options)
         for i, (path, docs) in enumerate(zip(phase_paths, phases), start=1):
             say(f"phase {i}/{len(phases)}: {path}")
-            cp.run_phase(docs)
+            cp.run_phase(docs, owned=True)   # read for this phase only: admission may keep them
     return cp
 
 

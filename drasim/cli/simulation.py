@@ -40,7 +40,7 @@ class Simulation:
         for i, (path, docs) in enumerate(phases, start=1):
             say(f"phase {i}/{len(phases)}: {path}")
             try:
-                self.cp.run_phase(docs)
+                self.cp.run_phase(docs, owned=True)   # the CLI reads each phase for this run only
             except InputError as err:
                 return err
             self.applied = i

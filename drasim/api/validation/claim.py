@@ -11,7 +11,7 @@ controllers' business.
 from __future__ import annotations
 
 from drasim.api.fielderrors import Path, invalid, not_supported, required, too_many
-from drasim.api.validation import common
+from drasim.api.validation import common, memo
 from drasim.api.validation.common import BAD, Errors, dict_items, get_dict, get_int, get_str
 from drasim.api.validation.resource import (
     check_list, check_unique, validate_device_configuration, validate_dns_label, validate_dns_subdomain,
@@ -37,7 +37,8 @@ def validate_resource_claim(obj: dict, old: dict | None = None) -> Errors:
         return errs
     spec = get_dict(obj, "spec", Path(), errs)
     if isinstance(spec, dict) or spec is None:
-        validate_claim_spec(spec or {}, Path("spec"), errs)
+        # The claims of a fleet share a few specs: their checks are remembered when clean.
+        memo.validate("claim.spec", (spec,), lambda out: validate_claim_spec(spec or {}, Path("spec"), out), errs)
     return errs
 
 

@@ -16,7 +16,7 @@ import dataclasses
 
 from drasim.api.fielderrors import Path, duplicate, forbidden, invalid, not_found, not_supported, required
 from drasim.api.quantity import Quantity
-from drasim.api.validation import common
+from drasim.api.validation import common, memo
 from drasim.api.validation.common import BAD, Errors, dict_items, get_dict, get_list, get_str
 
 _STANDARD_CONTAINER_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage"})
@@ -149,24 +149,47 @@ def validate_pod(obj: dict, old: dict | None = None) -> Errors:
     errs: Errors = []
     common.validate_object_meta(obj, namespaced=True, name_fn=common.is_dns1123_subdomain, errs=errs)
     spec = get_dict(obj, "spec", Path(), errs)
-    path = Path("spec")
     if spec is None:
         spec = {}
     if not isinstance(spec, dict):
         return errs
-    claims = get_list(spec, "resourceClaims", path, errs)
-    claims = claims if isinstance(claims, list) else []
-    claim_names = {c["name"] for c in claims if isinstance(c, dict) and isinstance(c.get("name"), str) and c["name"]}
-    if not spec.get("containers"):
-        errs.append(required(path.child("containers"), ""))   # k8s: validateContainers
-    seen_names: set[str] = set()
+    status = obj.get("status")
+    live = isinstance(status, dict) and bool(status.get("conditions") or status.get("startTime"))
+    ephemeral_forbidden = old is None and not live
+    # The spec but its nodeName (one per node; checked on its own, in its place) is what the pods
+    # of a fleet share: its checks are remembered when clean (validation/memo.py).
+    shared = tuple((k, v) for k, v in spec.items() if k != "nodeName")
+    memo.validate("pod.spec:before-nodeName", shared, lambda out: _pod_spec_first(spec, out), errs)
+    path = Path("spec")
     node_name = get_str(spec, "nodeName", path, errs)
     if isinstance(node_name, str) and node_name:
         errs.extend(common.messages_as_errors(common.is_dns1123_subdomain(node_name), path.child("nodeName"),
                                               node_name))
-    status = obj.get("status")
-    live = isinstance(status, dict) and bool(status.get("conditions") or status.get("startTime"))
-    if old is None and spec.get("ephemeralContainers") and not live:
+    memo.validate("pod.spec:after-nodeName", (shared, ephemeral_forbidden),
+                  lambda out: _pod_spec_rest(spec, ephemeral_forbidden, out), errs)
+    return errs
+
+
+def _pod_claims(spec: dict, path: Path, errs: Errors) -> list:
+    claims = get_list(spec, "resourceClaims", path, errs)
+    return claims if isinstance(claims, list) else []
+
+
+def _pod_spec_first(spec: dict, errs: Errors) -> None:
+    """What the API server checks of a pod's spec before its nodeName."""
+    path = Path("spec")
+    _pod_claims(spec, path, errs)
+    if not spec.get("containers"):
+        errs.append(required(path.child("containers"), ""))   # k8s: validateContainers
+
+
+def _pod_spec_rest(spec: dict, ephemeral_forbidden: bool, errs: Errors) -> None:
+    """What it checks after the nodeName: containers, resource claims, affinity, tolerations."""
+    path = Path("spec")
+    claims = _pod_claims(spec, path, [])   # its type error was reported before the nodeName's
+    claim_names = {c["name"] for c in claims if isinstance(c, dict) and isinstance(c.get("name"), str) and c["name"]}
+    seen_names: set[str] = set()
+    if ephemeral_forbidden and spec.get("ephemeralContainers"):
         # k8s: ValidatePodCreate. They are added later through the ephemeralcontainers subresource,
         # so only a snapshot of a live pod (one whose status has conditions) may hold them.
         errs.append(forbidden(path.child("ephemeralContainers"), "cannot be set on create"))
@@ -196,7 +219,6 @@ def validate_pod(obj: dict, old: dict | None = None) -> Errors:
     tolerations = get_list(spec, "tolerations", path, errs)
     for _, toleration, p in dict_items(tolerations if isinstance(tolerations, list) else [], path.child("tolerations"), errs):
         _validate_toleration(toleration, p, errs)
-    return errs
 
 
 # --- scheduling enumerations: taints, tolerations, node affinity ------------------------------------

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from drasim.api.fielderrors import Path, forbidden, invalid, required, too_long, too_many
-from drasim.api.validation import common
+from drasim.api.validation import common, memo
 from drasim.api.validation.capacity import validate_request_policy
 from drasim.api.validation.common import BAD, Errors, byte_len, dict_items, get_bool, get_dict, get_int, get_list, get_str
 from drasim.api.validation.compatibility import validate_compatibility_groups
@@ -89,7 +89,13 @@ def _validate_spec(spec: dict, old: dict | None, path: Path, errs: Errors) -> No
         for i, device, p in dict_items(devices, dpath, errs):
             name = device.get("name")
             names.append((i, name))
-            _validate_device(device, old_devices.get(name) if isinstance(name, str) else None, p, per_device, errs)
+            old_device = old_devices.get(name) if isinstance(name, str) else None
+            if old_device is None:
+                # The slices of a fleet list the same devices: their checks are remembered when clean.
+                memo.validate("slice.device", (device, str(p), per_device),
+                              lambda out: _validate_device(device, None, p, per_device, out), errs)
+            else:
+                _validate_device(device, old_device, p, per_device, errs)
         check_unique(names, dpath, errs)
 
     counter_sets = check_list(spec, "sharedCounters", path, MAX_COUNTER_SETS, errs)

@@ -24,6 +24,89 @@ def _strings(obj: dict, keys: tuple[str, ...], path: Path, errs: Errors) -> None
 
 
 def validate_status(obj: dict) -> Errors:
+    """The status's shape errors. Almost every status is clean: a walk without field paths
+    says so first (a snapshot has one status per pod and claim); the walk below finds and
+    words the errors of the others."""
+    if _clean(obj):
+        return []
+    return _status_errors(obj)
+
+
+def _strings_ok(obj: dict, keys: tuple[str, ...]) -> bool:
+    for key in keys:
+        value = obj.get(key)
+        if value is not None and not isinstance(value, str):
+            return False
+    return True
+
+
+def _items_ok(items, keys: tuple[str, ...], none_ok: bool = True) -> bool:
+    """A list (or absent) whose items are objects (or null, when `none_ok`) with string `keys`."""
+    if items is None:
+        return True
+    if not isinstance(items, list):
+        return False
+    for item in items:
+        if item is None:
+            if none_ok:
+                continue
+            return False
+        if not isinstance(item, dict) or not _strings_ok(item, keys):
+            return False
+    return True
+
+
+def _clean(obj: dict) -> bool:
+    """Whether _status_errors finds nothing (tests/unit/api/test_validation_status.py)."""
+    status = obj.get("status")
+    if status is None:
+        return True
+    if not isinstance(status, dict):
+        return False
+    kind = obj.get("kind")
+    if kind == "Pod":
+        if not _strings_ok(status, ("phase",)):
+            return False
+        for key in ("conditions", "resourceClaimStatuses", "containerStatuses"):
+            if not _items_ok(status.get(key), ("type", "status", "name", "resourceClaimName")):
+                return False
+        ext = status.get("extendedResourceClaimStatus")
+        if ext is None:
+            return True
+        return (isinstance(ext, dict) and _strings_ok(ext, ("resourceClaimName",))
+                and _items_ok(ext.get("requestMappings"), ("containerName", "resourceName", "requestName")))
+    if kind == "ResourceClaim":
+        allocation = status.get("allocation")
+        if allocation is not None:
+            if not isinstance(allocation, dict):
+                return False
+            devices = allocation.get("devices")
+            if devices is not None:
+                if not isinstance(devices, dict):
+                    return False
+                results = devices.get("results")
+                # A null result is an empty one: its request, driver, pool and device are missing.
+                if not _items_ok(results, ("request", "driver", "pool", "device", "shareID"), none_ok=False):
+                    return False
+                for r in results or ():
+                    if not (r.get("request") and r.get("driver") and r.get("pool") and r.get("device")):
+                        return False
+                    t, c = r.get("tolerations"), r.get("consumedCapacity")
+                    if (t is not None and not isinstance(t, list)) or (c is not None and not isinstance(c, dict)):
+                        return False
+            selector = allocation.get("nodeSelector")
+            if selector is not None and not isinstance(selector, dict):
+                return False
+        return _items_ok(status.get("reservedFor"), ("resource", "name", "uid", "apiGroup"))
+    if kind == "Node":
+        for key in ("capacity", "allocatable"):
+            value = status.get(key)
+            if value is not None and not isinstance(value, dict):
+                return False
+    return True
+
+
+def _status_errors(obj: dict) -> Errors:
     errs: Errors = []
     status = get_dict(obj, "status", Path(), errs)
     if not isinstance(status, dict):
