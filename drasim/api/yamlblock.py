@@ -46,6 +46,11 @@ _UNUSUAL = ("\n\n", "\n#", " \n", "\n---", "\n...", "\n%")
 _RESOLVER_FIRSTS = frozenset("yYnNtTfFoO-+0123456789.~<=")
 
 
+def scalar_reader(loader_class) -> "_Scalars":
+    """A reusable scalar typer for load(): building one costs more than reading a small text."""
+    return _Scalars(loader_class)
+
+
 class _Unusual(Exception):
     pass
 
@@ -124,14 +129,15 @@ def _open_single(text: str) -> str | None:
     return m.group(1)
 
 
-def load(text: str, loader_class) -> list | None:
+def load(text: str, loader_class, scalars: "_Scalars | None" = None) -> list | None:
     """The documents of a text (one), as the full YAML path would give them, or None when the
-    text is not of the plain block shape this reader knows."""
+    text is not of the plain block shape this reader knows. *scalars* (from `scalar_reader`)
+    keeps typed scalars across many small texts (a benchmark's rendered templates)."""
     if (not text or not text.isascii() or _CONTROL.search(text) is not None or text.startswith(("---", "%", "#"))
             or any(unusual in text for unusual in _UNUSUAL)):
         return None
     try:
-        return [_read(text, _Scalars(loader_class))]
+        return [_read(text, scalars if scalars is not None else _Scalars(loader_class))]
     except _Unusual:
         return None
 

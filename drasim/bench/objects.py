@@ -14,7 +14,7 @@ from drasim.bench.config import ConfigError
 from drasim.bench.convert import to_v1
 from drasim.bench.gotemplate import Template, parse
 
-from drasim.api import yamlfast  # noqa: E402
+from drasim.api import yamlblock, yamlfast  # noqa: E402
 from drasim.api.loader import KubeYAMLLoader as _LOADER   # noqa: E402
 
 DRA_NODE_TEMPLATE = "node-with-dra-test-driver.yaml"
@@ -69,7 +69,7 @@ class Renderer:
         obj = self._decoded.get(text)
         if obj is None:
             try:
-                obj = yamlfast.load(text, _LOADER)
+                obj = _read_rendered(text)
             except yaml.YAMLError as e:
                 raise ConfigError(f"{path.name}: rendered template is not valid YAML: {e}") from None
             if not isinstance(obj, dict):
@@ -81,6 +81,48 @@ class Renderer:
                 self._decoded.clear()
             self._decoded[text] = obj
         return obj
+
+
+_SCALARS = yamlblock.scalar_reader(_LOADER)
+
+
+def _read_rendered(text: str):
+    """A rendered template's one document. Most are kubectl-style block YAML after a comment
+    header: the loader's line reader takes them (the values Go's sigs.k8s.io/yaml gives: what
+    manifests read from files get, drasim/api/yamlblock.py); anything else goes through libyaml."""
+    block = yamlblock.load(_content_lines(text), _LOADER, _SCALARS)
+    if block is not None and len(block) == 1:
+        return block[0]
+    return yamlfast.load(text, _LOADER)
+
+
+def _content_lines(text: str) -> str:
+    """The text without the blank and comment lines before its first content line and the blank
+    lines after its last. Neither carries content in what the line reader accepts (no block
+    scalar can start before the first content line, and it refuses block scalars, which alone
+    could end in blank lines); whatever it refuses is read from the original text."""
+    text = _without_leading_comments(text)
+    end = len(text)
+    while True:
+        start = text.rfind("\n", 0, end - 1) + 1 if end > 0 else 0
+        if end == 0 or text[start:end].strip(" \t\r\n"):
+            break
+        end = start
+    return text[:end] if end == len(text) or text[end - 1:end] == "\n" else text[:end] + "\n"
+
+
+def _without_leading_comments(text: str) -> str:
+    """The text from its first line that is neither blank nor a comment."""
+    pos = 0
+    while True:
+        end = text.find("\n", pos)
+        line = text[pos:] if end < 0 else text[pos:end]
+        stripped = line.strip(" \t\r")
+        if stripped and not stripped.startswith("#"):
+            return text[pos:]
+        if end < 0:
+            return ""
+        pos = end + 1
 
 
 def with_metadata(obj: dict, *, name: str | None = None, namespace: str | None = None,
