@@ -103,7 +103,9 @@ class ControlPlane:
             self.dra.resource_alias = self.resource_alias
         self.dra.quick_fit = options.quick_fit
         self.dra.class_alias = self.class_alias
-        self.dra.create_claim = self.client_create
+        # The plugin builds each claim afresh (extendedresources.new_extended_resource_claim copies
+        # its requests): admission may default it in place instead of copying it first.
+        self.dra.create_claim = lambda claim: self.client_create(claim, owned=True)
         self.claim_controller = ResourceClaimController(self.store, self.metrics, create=self.client_create)
         self.claim_controller.workload_claims = workload_claims
         # k8s: kube-controller-manager starts the device-taint-eviction controller only with DRADeviceTaints on
@@ -416,7 +418,7 @@ class ControlPlane:
             return self.store.update_status(obj, copy=False)
         return self.store.update(obj, copy=False)
 
-    def client_create(self, obj: dict) -> dict:
+    def client_create(self, obj: dict, owned: bool = False) -> dict:
         """A create by a component (controller, scheduler) through the API server: decoded,
         defaulted, named, validated and quota-admitted like any client's
         (extended-resources.md §11.7). Raises InputError when the API server would refuse it."""
@@ -427,7 +429,7 @@ class ControlPlane:
                                                      name=md.get("name") or md.get("generateName"))
         if problem is not None:
             raise problem
-        obj = self._prepare(kind, obj, None, "")
+        obj = self._prepare(kind, obj, None, "", owned=owned)
         admission.admit(self.store, self.er_cache, kind, obj, "")
         return self.store.create(obj, copy=False)
 

@@ -59,7 +59,7 @@ class Path:
     __slots__ = ("_text",)
 
     def __init__(self, *names: str) -> None:
-        self._text = ".".join(n for n in names if n)
+        self._text = ".".join([n for n in names if n])
 
     @classmethod
     def _raw(cls, text: str) -> "Path":

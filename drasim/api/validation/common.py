@@ -264,27 +264,35 @@ def validate_time(obj: dict, key: str, path: Path, errs: Errors) -> None:
     errs.append(invalid(path.child(key), value, "must be an RFC 3339 timestamp (e.g. 2026-03-01T00:00:00Z)"))
 
 
+_ROOT = Path()
+_METADATA = Path("metadata")
+
+
 def validate_object_meta(obj: dict, *, namespaced: bool, name_fn, errs: Errors) -> dict:
     """k8s: apimachinery/pkg/api/validation/objectmeta.go ValidateObjectMetaAccessor.
 
     name_fn(name) returns messages; each becomes `metadata.name: Invalid value`.
     Returns the metadata dict (empty if missing or malformed).
     """
-    path = Path("metadata")
-    meta = get_dict(obj, "metadata", Path(), errs)
+    path = _METADATA
+    meta = get_dict(obj, "metadata", _ROOT, errs)
     if not isinstance(meta, dict):
         meta = {}
     name = get_str(meta, "name", path, errs)
     if name is None or name == "":
         errs.append(required(path.child("name"), "name or generateName is required"))
     elif isinstance(name, str):
-        errs.extend(messages_as_errors(name_fn(name), path.child("name"), name))
+        messages = name_fn(name)
+        if messages:   # paths are built for errors only: most objects have none
+            errs.extend(messages_as_errors(messages, path.child("name"), name))
     namespace = get_str(meta, "namespace", path, errs)
     if namespaced:
         if namespace is None or namespace == "":
             errs.append(required(path.child("namespace"), ""))
         elif isinstance(namespace, str):
-            errs.extend(messages_as_errors(is_dns1123_label(namespace), path.child("namespace"), namespace))
+            messages = is_dns1123_label(namespace)
+            if messages:
+                errs.extend(messages_as_errors(messages, path.child("namespace"), namespace))
     elif isinstance(namespace, str) and namespace:
         errs.append(forbidden(path.child("namespace"), "not allowed on this type"))
     validate_time(meta, "creationTimestamp", path, errs)
