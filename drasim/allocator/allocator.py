@@ -69,9 +69,10 @@ class Allocator:
 
     # --- inputs -----------------------------------------------------------------------------
 
-    def set_slice(self, slice_: dict) -> None:
-        """Add or replace a ResourceSlice (by metadata.name); DeviceTaintRules are already merged in."""
-        rec = SliceRec(slice_)
+    def set_slice(self, slice_: dict, admitted: bool = False) -> None:
+        """Add or replace a ResourceSlice (by metadata.name); DeviceTaintRules are already merged in.
+        `admitted`: it passed the API server's validation (a stored slice)."""
+        rec = SliceRec(slice_, admitted)
         old = self._slices.get(rec.name)
         if old is not None:
             self._unindex(old)

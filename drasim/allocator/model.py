@@ -52,7 +52,7 @@ class DeviceRec:
                  "node_name", "all_nodes", "node_selector", "sel_cache", "_cel_input", "_cel_error", "cap_fits_empty",
                  "compat", "compat_snapshot", "attr_sets")
 
-    def __init__(self, driver: str, pool: str, raw: dict) -> None:
+    def __init__(self, driver: str, pool: str, raw: dict, admitted: bool = False) -> None:
         self.name: str = raw.get("name", "")
         # driver has no "/" and device names are DNS labels, so this string is a unique key.
         self.id = f"{driver}/{pool}/{self.name}"
@@ -83,7 +83,10 @@ class DeviceRec:
         self.sel_cache: dict[str, bool | str] = {}
         self.attr_sets: dict | None = None   # attribute name -> its value set (listconstraints.py), on first use
         self._cel_input = None
-        self._cel_error: str | None | bool = False   # False: not known yet
+        # False: not known yet. A device of an admitted slice has none: the API server's validation
+        # refuses every attribute and capacity the CEL input could not represent
+        # (tests/unit/api/test_admitted_devices.py).
+        self._cel_error: str | None | bool = None if admitted else False
         self.cap_fits_empty = _fits_without_requests(self.capacity)
 
     def cel_input(self):
@@ -119,7 +122,7 @@ class SliceRec:
     __slots__ = ("name", "driver", "pool", "generation", "slice_count", "node_name", "all_nodes",
                  "node_selector", "per_device", "per_device_set", "devices", "shared_counters", "raw")
 
-    def __init__(self, raw: dict) -> None:
+    def __init__(self, raw: dict, admitted: bool = False) -> None:
         spec = raw.get("spec") or {}
         pool = spec.get("pool") or {}
         self.raw = raw
@@ -133,7 +136,7 @@ class SliceRec:
         self.node_selector: dict | None = spec.get("nodeSelector")
         self.per_device_set = spec.get("perDeviceNodeSelection") is not None
         self.per_device = bool(spec.get("perDeviceNodeSelection"))
-        self.devices = [DeviceRec(self.driver, self.pool, d) for d in spec.get("devices") or ()]
+        self.devices = [DeviceRec(self.driver, self.pool, d, admitted) for d in spec.get("devices") or ()]
         self.shared_counters: list[tuple[str, dict[str, Fraction]]] = [
             (cs.get("name", ""), {n: counter_value(v) for n, v in (cs.get("counters") or {}).items()})
             for cs in spec.get("sharedCounters") or ()]

@@ -76,6 +76,8 @@ def attribute_value(attr: dict) -> Any:
 
 def _capacity_value(cap: dict) -> Any:
     value = cap.get("value")
+    if value is None:
+        value = "0"   # Go: a null or absent value is the zero Quantity (as allocator/model.py reads it)
     q = value if isinstance(value, Quantity) else parse_quantity(value)
     return quantity_message(q.value)
 
@@ -91,8 +93,8 @@ def device_error(device: dict) -> str | None:
             return f"attribute {name}: {err}"
     for name, cap in (device.get("capacity") or {}).items():
         value = (cap or {}).get("value")
-        if isinstance(value, Quantity):
-            continue
+        if value is None or isinstance(value, Quantity):
+            continue   # None: the zero Quantity (_capacity_value)
         try:
             _parsed_quantity(value)
         except (QuantityError, TypeError) as err:

@@ -186,7 +186,7 @@ class DynamicResources:
                 self.allocator.remove_slice(name)
             else:
                 self._slices[name] = ev.obj
-                self.allocator.set_slice(self._with_rule_taints(ev.obj))
+                self.allocator.set_slice(self._with_rule_taints(ev.obj), admitted=True)   # stored: validated
         elif kind == "DeviceClass":
             self._touch_all()
             if ev.type == DELETED:
@@ -204,7 +204,7 @@ class DynamicResources:
                     return   # status-only change
                 self._rules[name] = ev.obj
             for s in self._slices.values():
-                self.allocator.set_slice(self._with_rule_taints(s))
+                self.allocator.set_slice(self._with_rule_taints(s), admitted=True)
 
     def _with_rule_taints(self, slice_: dict) -> dict:
         """Merge DeviceTaintRule taints into the slice's devices (k8s: resourceslice/tracker applyPatches;

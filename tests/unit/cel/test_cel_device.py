@@ -59,3 +59,14 @@ def test_activation_reused_and_renewed():
     for _ in range(5000):
         d.activation()
     assert d.activation() is not first
+
+
+def test_a_null_capacity_value_is_the_zero_quantity():
+    """Go decodes `value: null` (or no value) as the zero Quantity, as the allocator's model does."""
+    from drasim.cel import compile_selector, device_input
+    from drasim.cel.device import device_error
+    for cap in ({"value": None}, {}):
+        device = {"name": "d", "capacity": {"memory": cap}}
+        assert device_error(device) is None
+        selector = compile_selector('device.capacity["gpu.example.com"].memory.compareTo(quantity("0")) == 0')
+        assert selector.matches(device_input("gpu.example.com", device)) is True
