@@ -159,14 +159,16 @@ def validate_pod(obj: dict, old: dict | None = None) -> Errors:
     # The spec but its nodeName (one per node; checked on its own, in its place) is what the pods
     # of a fleet share: its checks are remembered when clean (validation/memo.py).
     shared = tuple((k, v) for k, v in spec.items() if k != "nodeName")
-    memo.validate("pod.spec:before-nodeName", shared, lambda out: _pod_spec_first(spec, out), errs)
+    shared_text = repr(shared) if memo.ENABLED else ""   # both parts' key: the spec is written out once
+    memo.validate("pod.spec:before-nodeName", shared, lambda out: _pod_spec_first(spec, out), errs, shared_text)
     path = Path("spec")
     node_name = get_str(spec, "nodeName", path, errs)
     if isinstance(node_name, str) and node_name:
         errs.extend(common.messages_as_errors(common.is_dns1123_subdomain(node_name), path.child("nodeName"),
                                               node_name))
     memo.validate("pod.spec:after-nodeName", (shared, ephemeral_forbidden),
-                  lambda out: _pod_spec_rest(spec, ephemeral_forbidden, out), errs)
+                  lambda out: _pod_spec_rest(spec, ephemeral_forbidden, out), errs,
+                  f"{shared_text}|{ephemeral_forbidden}")
     return errs
 
 

@@ -22,13 +22,15 @@ MAX_ENTRIES = 50_000
 _clean: set[tuple] = set()
 
 
-def validate(part: str, inputs: tuple, check: Callable[[list[FieldError]], None], errs: list[FieldError]) -> None:
+def validate(part: str, inputs: tuple, check: Callable[[list[FieldError]], None], errs: list[FieldError],
+             text: str | None = None) -> None:
     """check(errors) appends the errors of one part of an object's validation; `inputs` is
-    everything that part reads (sub-objects, path texts, flags)."""
+    everything that part reads (sub-objects, path texts, flags). `text`: repr(inputs), or any
+    text that tells the inputs apart as well, when the caller has it already."""
     if not ENABLED:
         check(errs)
         return
-    key = (part, LIST_TYPE_ATTRIBUTES.get(), repr(inputs))
+    key = (part, LIST_TYPE_ATTRIBUTES.get(), repr(inputs) if text is None else text)
     if key in _clean:
         return
     found: list[FieldError] = []

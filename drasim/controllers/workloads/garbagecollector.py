@@ -56,9 +56,9 @@ class GarbageCollector:
         md = obj["metadata"]
         refs = md.get("ownerReferences")
         old_refs = (old or {}).get("metadata", {}).get("ownerReferences") if old is not None and old is not obj else None
-        if ev.type != DELETED and old_refs is not None and (old_refs is refs or old_refs == refs) \
-                and not md.get("deletionTimestamp"):
-            return   # an update that leaves the graph as it is (the common case): nothing to do
+        if ev.type != DELETED and not md.get("deletionTimestamp") and (
+                (old_refs is None and not refs) or (old_refs is not None and (old_refs is refs or old_refs == refs))):
+            return   # no owners, or an update that leaves them as they are (the common cases): nothing to do
         ref: Ref = (ev.kind, md.get("namespace") or "", md["name"])
         if old_refs and old_refs is not refs and old_refs != refs:
             for r in old_refs:
