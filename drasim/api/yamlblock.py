@@ -22,6 +22,7 @@ import re
 from yaml.nodes import ScalarNode
 
 MAX_LEVELS = 200   # deeper block YAML is left to the full path (it counts Go's 10,000 levels)
+_REMEMBERED = 200_000   # lines and scalars remembered at most
 
 _STR = "tag:yaml.org,2002:str"
 _MAP, _SEQ = 0, 1
@@ -77,8 +78,9 @@ class _Scalars:
             value = self.ctors[tag](self.loader, ScalarNode(tag, text))
         else:
             raise _Unusual   # merge keys, `=`: the full path's rules
-        if len(self.known) < 100_000:
-            self.known[text] = value
+        if len(self.known) >= _REMEMBERED:
+            self.known.clear()   # names and uids fill it; what repeats comes back at once
+        self.known[text] = value
         return value
 
     def value(self, text: str):
@@ -202,8 +204,9 @@ def _read(text: str, scalars: _Scalars):
         info = seen.get(line)
         if info is None:
             info = _line_info(line, scalars)
-            if len(seen) < 200_000:
-                seen[line] = info
+            if len(seen) >= _REMEMBERED:
+                seen.clear()   # a stop would keep the first objects' unique lines for good
+            seen[line] = info
         indent, dash, key, kind, value, is_plain = info   # is_plain: the text, if plain
         if plain is not None:
             if indent > plain[2]:

@@ -144,3 +144,11 @@ def test_an_empty_collection_is_not_continued():
     """`- []` then a deeper line: libyaml refuses it; found by the mutation test."""
     for text in ("- []\n  x\n", "a: {}\n  b\n"):
         assert yamlblock.load(text, KubeYAMLLoader) is None, text
+
+
+def test_a_full_memory_of_lines_is_cleared_not_frozen(monkeypatch):
+    """Past its size the line memory starts afresh (values stay right either way)."""
+    monkeypatch.setattr(yamlblock, "_REMEMBERED", 8)
+    objects = [{"kind": "Pod", "metadata": {"name": f"p{i}", "uid": f"u-{i}"}, "spec": {"x": [1, "a", True]}}
+               for i in range(20)]
+    assert check(render.render_yaml(objects))
