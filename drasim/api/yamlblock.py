@@ -38,10 +38,9 @@ _SINGLE = re.compile(r"'((?:[^']|'')*)'\Z")
 _SINGLE_OPEN = re.compile(r"'((?:[^']|'')*)\Z")        # its first line, when it goes on
 _SINGLE_MORE = re.compile(r"((?:[^']|'')*)(')?\Z")     # a further line; the quote ends it
 _DOUBLE = re.compile(r'"([^"\\]*)"\Z')
-# Refused anywhere in the text: what only the full path reads right (or refuses) — characters
-# outside printable ASCII, and blank lines, comments, trailing spaces, document markers.
-_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")
-_UNUSUAL = ("\n\n", "\n#", " \n", "\n---", "\n...", "\n%")
+# Characters the text may hold: printable ASCII and line feeds. Blank lines, comments,
+# trailing spaces and document markers (`---`, `...`, `%`) are refused line by line below.
+_PRINTABLE = bytes(range(32, 127)) + b"\n"
 # Plain scalars whose first character cannot start a non-string by any of the loader's
 # implicit resolvers are strings without asking it (checked against the loader at use).
 _RESOLVER_FIRSTS = frozenset("yYnNtTfFoO-+0123456789.~<=")
@@ -121,7 +120,7 @@ def _open_single(text: str) -> str | None:
     if text[0] != "'" or _SINGLE.match(text) is not None:
         return None
     m = _SINGLE_OPEN.match(text)
-    if m is None:
+    if m is None or text.endswith(" "):   # trailing spaces: folding would drop them
         raise _Unusual
     return m.group(1)
 
@@ -129,8 +128,7 @@ def _open_single(text: str) -> str | None:
 def load(text: str, loader_class) -> list | None:
     """The documents of a text (one), as the full YAML path would give them, or None when the
     text is not of the plain block shape this reader knows."""
-    if (not text or not text.isascii() or _CONTROL.search(text) is not None or text.startswith(("---", "%", "#"))
-            or any(unusual in text for unusual in _UNUSUAL)):
+    if not text or not text.isascii() or text.encode("ascii").translate(None, _PRINTABLE):
         return None
     try:
         return [_read(text, _Scalars(loader_class))]
@@ -194,7 +192,7 @@ def _read(text: str, scalars: _Scalars):
             # A single-quoted scalar going on: lines folded with one space, indentation dropped.
             indent = len(line) - len(line.lstrip(" "))
             more = _SINGLE_MORE.match(line, indent)
-            if indent <= quoted[2] or more is None:
+            if indent <= quoted[2] or more is None or line.endswith(" "):   # blank or trailing spaces
                 raise _Unusual
             quoted[3].append(more.group(1))
             if more.group(2):
