@@ -271,7 +271,9 @@ class ControlPlane:
         """Admit one phase: every object is checked first; then each is created or updated.
         `owned`: the caller hands the documents' objects over (the loader built them and nothing
         reads them again): admission defaults and stores them without its defensive copy."""
-        with gc_paused():   # a snapshot's objects live on: collector passes over them are waste
+        # A snapshot's objects live on: collector passes over them are waste; documents handed
+        # over come from a one-shot run (the CLI), whose objects may be frozen out of its sight.
+        with gc_paused(freeze=owned):
             return self._apply(documents, owned)
 
     def _apply(self, documents: Iterable[Document], owned: bool = False) -> list[dict]:

@@ -251,21 +251,24 @@ def _load_json_slow(text: str):
 
 
 @contextmanager
-def gc_paused():
+def gc_paused(freeze: bool = False):
     """The cycle collector off for a bulk step that builds trees (no reference cycles) that live
     on — reading manifests, admitting a phase: its passes over them find nothing and cost more
     than the step itself on large snapshots (docs/PERFORMANCE.md). Reference counting still
-    frees what is dropped."""
+    frees what is dropped.
+
+    `freeze`: when the step built a snapshot's worth of objects, move everything out of the
+    collector's sight (gc.freeze): its next pass would walk all of them, and later full passes
+    again. Only for a one-shot run's steps (the CLI reading its phases, admitting a phase it
+    handed over): whatever is garbage with cycles then is never collected — a plane dropped
+    later, say, by a planning loop that builds many — so library callers do not freeze."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
         if was_enabled:
-            if gc.get_count()[0] > _BULK_ALLOCATIONS:
-                # The collector's next pass would walk every object the step built (and later
-                # full passes again, over the whole snapshot): move them out of its sight.
-                # Reference counting still frees them; only cycles made before now would stay.
+            if freeze and gc.get_count()[0] > _BULK_ALLOCATIONS:
                 gc.freeze()
             gc.enable()
 

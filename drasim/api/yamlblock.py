@@ -22,6 +22,7 @@ import re
 from yaml.nodes import ScalarNode
 
 MAX_LEVELS = 200   # deeper block YAML is left to the full path (it counts Go's 10,000 levels)
+_REMEMBERED = 200_000   # lines and scalars remembered at most
 
 _STR = "tag:yaml.org,2002:str"
 _MAP, _SEQ = 0, 1
@@ -37,10 +38,9 @@ _SINGLE = re.compile(r"'((?:[^']|'')*)'\Z")
 _SINGLE_OPEN = re.compile(r"'((?:[^']|'')*)\Z")        # its first line, when it goes on
 _SINGLE_MORE = re.compile(r"((?:[^']|'')*)(')?\Z")     # a further line; the quote ends it
 _DOUBLE = re.compile(r'"([^"\\]*)"\Z')
-# Refused anywhere in the text: what only the full path reads right (or refuses) — characters
-# outside printable ASCII, and blank lines, comments, trailing spaces, document markers.
-_CONTROL = re.compile(r"[\x00-\x09\x0b-\x1f\x7f]")
-_UNUSUAL = ("\n\n", "\n#", " \n", "\n---", "\n...", "\n%")
+# Characters the text may hold: printable ASCII and line feeds. Blank lines, comments,
+# trailing spaces and document markers (`---`, `...`, `%`) are refused line by line below.
+_PRINTABLE = bytes(range(32, 127)) + b"\n"
 # Plain scalars whose first character cannot start a non-string by any of the loader's
 # implicit resolvers are strings without asking it (checked against the loader at use).
 _RESOLVER_FIRSTS = frozenset("yYnNtTfFoO-+0123456789.~<=")
@@ -82,8 +82,9 @@ class _Scalars:
             value = self.ctors[tag](self.loader, ScalarNode(tag, text))
         else:
             raise _Unusual   # merge keys, `=`: the full path's rules
-        if len(self.known) < 100_000:
-            self.known[text] = value
+        if len(self.known) >= _REMEMBERED:
+            self.known.clear()   # names and uids fill it; what repeats comes back at once
+        self.known[text] = value
         return value
 
     def value(self, text: str):
@@ -124,7 +125,7 @@ def _open_single(text: str) -> str | None:
     if text[0] != "'" or _SINGLE.match(text) is not None:
         return None
     m = _SINGLE_OPEN.match(text)
-    if m is None:
+    if m is None or text.endswith(" "):   # trailing spaces: folding would drop them
         raise _Unusual
     return m.group(1)
 
@@ -133,8 +134,7 @@ def load(text: str, loader_class, scalars: "_Scalars | None" = None) -> list | N
     """The documents of a text (one), as the full YAML path would give them, or None when the
     text is not of the plain block shape this reader knows. *scalars* (from `scalar_reader`)
     keeps typed scalars across many small texts (a benchmark's rendered templates)."""
-    if (not text or not text.isascii() or _CONTROL.search(text) is not None or text.startswith(("---", "%", "#"))
-            or any(unusual in text for unusual in _UNUSUAL)):
+    if not text or not text.isascii() or text.encode("ascii").translate(None, _PRINTABLE):
         return None
     try:
         return [_read(text, scalars if scalars is not None else _Scalars(loader_class))]
@@ -198,7 +198,7 @@ def _read(text: str, scalars: _Scalars):
             # A single-quoted scalar going on: lines folded with one space, indentation dropped.
             indent = len(line) - len(line.lstrip(" "))
             more = _SINGLE_MORE.match(line, indent)
-            if indent <= quoted[2] or more is None:
+            if indent <= quoted[2] or more is None or line.endswith(" "):   # blank or trailing spaces
                 raise _Unusual
             quoted[3].append(more.group(1))
             if more.group(2):
@@ -208,8 +208,9 @@ def _read(text: str, scalars: _Scalars):
         info = seen.get(line)
         if info is None:
             info = _line_info(line, scalars)
-            if len(seen) < 200_000:
-                seen[line] = info
+            if len(seen) >= _REMEMBERED:
+                seen.clear()   # a stop would keep the first objects' unique lines for good
+            seen[line] = info
         indent, dash, key, kind, value, is_plain = info   # is_plain: the text, if plain
         if plain is not None:
             if indent > plain[2]:

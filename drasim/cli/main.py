@@ -172,19 +172,20 @@ def _parser() -> argparse.ArgumentParser:
 
 def _read_phases(phase_paths: list[str], skipped: list[str] | None = None) -> list[list]:
     """Every phase read before anything runs: a bad file is an error before any state exists."""
-    from drasim.api.loader import STDIN, load_paths
+    from drasim.api.loader import STDIN, gc_paused, load_paths
 
     if phase_paths.count(STDIN) > 1:
         raise InputError(f"{STDIN}: standard input can be given only once")
     phases = []
-    for path in phase_paths:
-        phase_skipped: list[str] = []
-        docs = load_paths([path], phase_skipped)
-        if not docs and not phase_skipped:
-            raise InputError(f"{path}: no objects passed to apply")   # kubectl apply's words
-        phases.append(docs)
-        if skipped is not None:
-            skipped.extend(phase_skipped)
+    with gc_paused(freeze=True):   # read at the start of a run, before anything is garbage
+        for path in phase_paths:
+            phase_skipped: list[str] = []
+            docs = load_paths([path], phase_skipped)
+            if not docs and not phase_skipped:
+                raise InputError(f"{path}: no objects passed to apply")   # kubectl apply's words
+            phases.append(docs)
+            if skipped is not None:
+                skipped.extend(phase_skipped)
     return phases
 
 

@@ -274,6 +274,12 @@ def validate_object_meta(obj: dict, *, namespaced: bool, name_fn, errs: Errors) 
     name_fn(name) returns messages; each becomes `metadata.name: Invalid value`.
     Returns the metadata dict (empty if missing or malformed).
     """
+    if metaclean.clean(obj, namespaced, name_fn):   # nearly always: no paths to build
+        return obj["metadata"]
+    return _object_meta_errors(obj, namespaced, name_fn, errs)
+
+
+def _object_meta_errors(obj: dict, namespaced: bool, name_fn, errs: Errors) -> dict:
     path = _METADATA
     meta = get_dict(obj, "metadata", _ROOT, errs)
     if not isinstance(meta, dict):
@@ -374,3 +380,6 @@ def is_hugepage_resource_name(name: str) -> bool:
 def is_overcommit_allowed(name: str) -> bool:
     """k8s: helper.IsOvercommitAllowed — native, non-hugepage resources may overcommit."""
     return is_native_resource(name) and not is_hugepage_resource_name(name)
+
+
+from drasim.api.validation import metaclean  # noqa: E402  (it reads this module's checks)

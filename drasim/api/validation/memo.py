@@ -17,7 +17,7 @@ from drasim.api.fielderrors import FieldError
 from drasim.api.validation.resource import LIST_TYPE_ATTRIBUTES
 
 ENABLED = True       # off: every part validated every time (the tests compare both)
-MAX_ENTRIES = 50_000
+MAX_ENTRIES = 10_000   # keys are reprs of specs (a KiB or two): tens of MiB at most
 
 _clean: set[tuple] = set()
 

@@ -136,7 +136,9 @@ def check_value(text: str):
 def test_what_it_does_not_read_is_left_to_the_full_path():
     for text in ("a: 1 # comment\n", "a: |\n  x\n", "a: &x 1\nb: *x\n", "a: !!str 1\n", "a: [1]\n", "a:\tb\n",
                  "a: 1\na: 2\n", "---\na: 1\n", "a: 1\n---\nb: 2\n", "a: é\n", "a: 1\n\nb: 2\n", "a: 'x\n",
-                 'a: "x\\ty"\n', "<<: {}\n", "a: 1\r\n", "1.5: x\n"):
+                 'a: "x\\ty"\n', "<<: {}\n", "a: 1\r\n", "1.5: x\n", "# c\na: 1\n", "a: 1\n# c\n",
+                 "a: 1\n  # c\n", "a: b \n", "a: 'b \n  c'\n", "a: 'b\n  c \n  d'\n", "a: 'b\n   \n  c'\n",
+                 "---\n", "a: 1\n...\n", "%YAML 1.1\n---\na: 1\n", "a: 1\n\n", "- a\n-\n", "a:\n  - b\n \n"):
         assert yamlblock.load(text, KubeYAMLLoader) is None, text
 
 
@@ -144,3 +146,11 @@ def test_an_empty_collection_is_not_continued():
     """`- []` then a deeper line: libyaml refuses it; found by the mutation test."""
     for text in ("- []\n  x\n", "a: {}\n  b\n"):
         assert yamlblock.load(text, KubeYAMLLoader) is None, text
+
+
+def test_a_full_memory_of_lines_is_cleared_not_frozen(monkeypatch):
+    """Past its size the line memory starts afresh (values stay right either way)."""
+    monkeypatch.setattr(yamlblock, "_REMEMBERED", 8)
+    objects = [{"kind": "Pod", "metadata": {"name": f"p{i}", "uid": f"u-{i}"}, "spec": {"x": [1, "a", True]}}
+               for i in range(20)]
+    assert check(render.render_yaml(objects))

@@ -1,0 +1,52 @@
+"""validation/metaclean.py: the quick "clean?" walk agrees with the walk that words errors.
+
+validate_object_meta returns at once when metaclean says clean and otherwise runs
+_object_meta_errors; on any metadata — snapshot-like, mutated at random — both must give the
+same errors and the same returned metadata."""
+import copy
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from drasim.api.validation import common
+
+META = {"name": "gpu-node-1", "namespace": "fleet", "uid": "5f285bc1-7373-43c2-b93c-3ebb5a3f11e7",
+        "generateName": "gpu-", "creationTimestamp": "2026-01-01T00:00:00Z", "generation": 2,
+        "resourceVersion": "7", "labels": {"kubernetes.io/hostname": "gpu-node-1", "zone": "a", "empty": ""},
+        "annotations": {"example.com/Note": "x" * 40, "a": "b"}}
+values = st.one_of(
+    st.none(), st.booleans(), st.integers(-2, 2), st.sampled_from([1.0, 1.5, -1.0, float("nan"), 2e300]),
+    st.sampled_from(["", "x", "X", "a.b", "a_b", "-a", "a/b", "/a", "a/", "a/b/c", "Example.com/x", "a" * 64,
+                     "a" * 254, "2026-01-01T00:00:00Z", "2026-01-01", "2026-13-01T00:00:00Z", "2026-01-01T00:00:00z",
+                     "x" * 300_000, "é"]),
+    st.just({}), st.just({"a": "b"}), st.just({"a": 1}), st.just({1: "a"}), st.just({"a": None}), st.just(["a"]))
+KEYS = ["name", "namespace", "creationTimestamp", "generation", "labels", "annotations", "uid"]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.data(), st.booleans(), st.sampled_from([common.is_dns1123_subdomain, common.is_dns1123_label]))
+def test_the_quick_walk_agrees_with_the_full_one(data, namespaced, name_fn):
+    obj = {"kind": "X", "metadata": copy.deepcopy(META)}
+    for _ in range(data.draw(st.integers(0, 3))):
+        md = obj.get("metadata")
+        how = data.draw(st.sampled_from(["field", "map", "remove", "metadata"]))
+        if how == "metadata" or not isinstance(md, dict):
+            obj["metadata"] = copy.deepcopy(data.draw(st.one_of(values, st.just(copy.deepcopy(META)))))
+        elif how == "remove":
+            md.pop(data.draw(st.sampled_from(KEYS)), None)
+        elif how == "map" and isinstance(md.get(m := data.draw(st.sampled_from(["labels", "annotations"]))), dict):
+            md[m][data.draw(values.filter(lambda v: isinstance(v, (str, int, type(None)))))] = copy.deepcopy(data.draw(values))
+        else:
+            md[data.draw(st.sampled_from(KEYS))] = copy.deepcopy(data.draw(values))
+    quick_errs, full_errs = [], []
+    quick = common.validate_object_meta(obj, namespaced=namespaced, name_fn=name_fn, errs=quick_errs)
+    full = common._object_meta_errors(obj, namespaced, name_fn, full_errs)
+    assert [str(e) for e in quick_errs] == [str(e) for e in full_errs]
+    assert quick == full
+
+
+def test_snapshot_metadata_is_clean_by_the_quick_walk():
+    from drasim.api.validation import metaclean
+    assert metaclean.clean({"metadata": META}, True, common.is_dns1123_subdomain)
+    assert not metaclean.clean({"metadata": dict(META, namespace="")}, True, common.is_dns1123_subdomain)
+    assert metaclean.clean({"metadata": dict(META, namespace="")}, False, common.is_dns1123_subdomain)
