@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from collections import deque
 
-from drasim.api.podclaims import (RESERVED_FOR_MAX_SIZE, bound_to_group, claim_name, group_consumer, is_group_consumer,
+from drasim.api.podclaims import (RESERVED_FOR_MAX_SIZE, bound_to_group, group_consumer, is_group_consumer,
                                   is_owned_by, is_owned_by_group, is_reserved_for, is_reserved_for_group,
                                   pod_claims, pod_group_name)
+from drasim.api.podclaims import claim_name as entry_claim_name
 from drasim.store.events import WARNING, record_event
 from drasim.metrics import Metrics
 from drasim.errors import InputError
@@ -135,7 +136,7 @@ class ResourceClaimController:
         statuses = {s.get("name"): s.get("resourceClaimName")
                     for s in (pod.get("status") or {}).get("resourceClaimStatuses") or ()}
         for entry in pod["spec"].get("resourceClaims") or ():
-            name, check_owner, error = claim_name(pod, entry, statuses)
+            name, check_owner, error = entry_claim_name(pod, entry, statuses)
             if error is not None:
                 return True                   # e.g. "ResourceClaim not created yet"
             if name is None:
