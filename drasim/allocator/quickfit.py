@@ -50,30 +50,42 @@ def simple_needs(prepared: Sequence[PreparedClaim]):
     return shared, needs
 
 
-def usable_count(candidates, rd, label: str, selection: Selection, state: AllocatedState,
-                 consumable_capacity: bool) -> int | None:
-    """How many devices of the node could serve `rd` now; None when the full search must decide
-    (a device of a kind this shortcut does not model, or a CEL error anywhere: the search may or
-    may not reach it, so only the search can tell)."""
-    count = 0
+class _SearchMustDecide(Exception):
+    """A device of a kind this shortcut does not model, or a CEL error: only the search can tell."""
+
+
+def _usable_devices(candidates, rd, label: str, selection: Selection, state: AllocatedState,
+                    consumable_capacity: bool):
+    """(device, slice) of the node's candidates that could serve `rd` now, in candidate order;
+    raises _SearchMustDecide at the first device the shortcut cannot judge."""
     exclusive = state.exclusive_ids
     for dev, slice_, _pool in candidates:
         if dev.id in exclusive:
             continue
         if dev.allow_multi or dev.consumes or dev.taints or dev.binding_conditions or slice_.per_device:
-            return None
+            raise _SearchMustDecide
         cached = dev.sel_cache.get(rd.sel_key)
         if cached is None:
             try:
                 cached = selection.is_selectable(rd, dev, slice_, label)
             except AllocationError:
-                return None
+                raise _SearchMustDecide from None
         if not cached:
             continue
         if consumable_capacity and dev.capacity and not dev.cap_fits_empty:
             continue
-        count += 1
-    return count
+        yield dev, slice_
+
+
+def usable_count(candidates, rd, label: str, selection: Selection, state: AllocatedState,
+                 consumable_capacity: bool) -> int | None:
+    """How many devices of the node could serve `rd` now; None when the full search must decide
+    (a device of a kind this shortcut does not model, or a CEL error anywhere: the search may or
+    may not reach it, so only the search can tell)."""
+    try:
+        return sum(1 for _ in _usable_devices(candidates, rd, label, selection, state, consumable_capacity))
+    except _SearchMustDecide:
+        return None
 
 
 def decide(needs: list[int], count: int) -> bool:
@@ -94,25 +106,13 @@ def plain_picks(candidates, prepared: Sequence[PreparedClaim], rd, label: str, s
     wanted = [[(subs[0], subs[0].num_devices) for subs in pc.requests] for pc in prepared]
     total = sum(n for rows in wanted for _, n in rows)
     usable = []
-    exclusive = state.exclusive_ids
-    for dev, slice_, _pool in candidates:
-        if dev.id in exclusive:
-            continue
-        if dev.allow_multi or dev.consumes or dev.taints or dev.binding_conditions or slice_.per_device:
-            return NotImplemented
-        cached = dev.sel_cache.get(rd.sel_key)
-        if cached is None:
-            try:
-                cached = selection.is_selectable(rd, dev, slice_, label)
-            except AllocationError:
-                return NotImplemented
-        if not cached:
-            continue
-        if consumable_capacity and dev.capacity and not dev.cap_fits_empty:
-            continue
-        usable.append((dev, slice_))
-        if len(usable) == total:
-            break
+    try:
+        for found in _usable_devices(candidates, rd, label, selection, state, consumable_capacity):
+            usable.append(found)
+            if len(usable) == total:
+                break   # the search looks no further either
+    except _SearchMustDecide:
+        return NotImplemented
     if len(usable) < total:
         # Every candidate was judged without an error: the search, trying every combination,
         # would find none either.

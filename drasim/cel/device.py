@@ -84,7 +84,7 @@ def _capacity_value(cap: dict) -> Any:
 
 def device_error(device: dict) -> str | None:
     """The error device_input would report for *device*, without building the CEL values: for
-    selectors that need none of them (`driver_literal` in selector.py). Same checks, same order:
+    selectors that need none of them (plain comparisons, cel/plain.py). Same checks, same order:
     the first attribute that cannot be represented, else the first capacity."""
     for name, attr in (device.get("attributes") or {}).items():
         try:

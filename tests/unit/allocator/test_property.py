@@ -130,19 +130,25 @@ def simple_claims(draw):
             for ci in range(draw(st.integers(1, 2)))]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(slices(), st.one_of(simple_claims(), claims()), st.integers(0, 3))
-def test_fits_agrees_with_allocate(slice_list, claim_list, taken):
-    """Allocator.fits, when it decides, says exactly whether allocate finds a solution, with the same errors."""
-    a = new_allocator(slice_list, [klass(CLASS_A, DRIVER_A), klass(CLASS_B, DRIVER_B)])
+def _some_in_use(a, taken: int) -> AllocatedState:
+    """An allocated state with up to `taken` one-device claims of class A allocated on node 1."""
     state = AllocatedState()
-    for _ in range(taken):   # some devices already in use
+    for _ in range(taken):
         try:
             got = a.allocate(node(NODE_1), [claim("pre", request("r", CLASS_A, 1))], state)
         except AllocationError:
             break
         for allocation in got or ():
             state.add(allocation)
+    return state
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(slices(), st.one_of(simple_claims(), claims()), st.integers(0, 3))
+def test_fits_agrees_with_allocate(slice_list, claim_list, taken):
+    """Allocator.fits, when it decides, says exactly whether allocate finds a solution, with the same errors."""
+    a = new_allocator(slice_list, [klass(CLASS_A, DRIVER_A), klass(CLASS_B, DRIVER_B)])
+    state = _some_in_use(a, taken)
     for n in (NODE_1, NODE_2):
         try:
             quick = a.fits(node(n), claim_list, state)
@@ -232,15 +238,7 @@ def test_allocate_plan_equals_allocate(slice_list, claim_list, taken, consumable
     from drasim.allocator import Features
     a = new_allocator(slice_list, [klass(CLASS_A, DRIVER_A), klass(CLASS_B, DRIVER_B)],
                       features=Features(consumable_capacity=consumable))
-    state = AllocatedState()
-    for _ in range(taken):   # some devices already in use
-        try:
-            got = a.allocate(node(NODE_1), [claim("pre", request("r", CLASS_A, 1))], state)
-        except AllocationError:
-            break
-        for allocation in got or ():
-            state.add(allocation)
-    decided = 0
+    state = _some_in_use(a, taken)
     for n in (NODE_1, NODE_2):
         try:
             plan = a.plan(claim_list)
@@ -252,5 +250,4 @@ def test_allocate_plan_equals_allocate(slice_list, claim_list, taken, consumable
         except AllocationError as exc:
             full = ("error", str(exc))
         if quick is not NotImplemented:
-            decided += 1
             assert quick == full
