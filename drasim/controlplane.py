@@ -59,6 +59,7 @@ class Options:
     quick_fit: bool = True         # decide "fits" for plain requests by counting usable devices
     resource_aliases: bool = True  # equivalent DRA-extended names share verdicts
     indexed_claim_hints: bool = True  # claim events find their pods by index, not by asking every pod
+    lazy_in_flight_hints: bool = True  # events of a cycle are asked about only if its pod fails
 
 
 def options_for(gates: Mapping[str, bool] | None = None, **kw) -> Options:
@@ -89,7 +90,8 @@ class ControlPlane:
         self.gang: GangScheduling | None = None
         self.scheduler = Scheduler(self.store, self._default_profile_plugins(), seed=options.seed,
                                    event_interest=self._event_interest, metrics=self.metrics,
-                                   filter_cache=options.filter_cache)
+                                   filter_cache=options.filter_cache,
+                                   lazy_in_flight_hints=options.lazy_in_flight_hints)
         self.scheduler.gang = self.gang
         self.scheduler.topology_placements = self._gate("TopologyAwareWorkloadScheduling")
         # PodGroup claims need the PodGroup API (GenericWorkload) as well as their own gate

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Iterator
 
 from drasim.store.events import NORMAL, WARNING, record_event
 from drasim.errors import InternalError
@@ -93,7 +93,8 @@ class Scheduler:
 
     def __init__(self, store: MemoryStore, plugins: list, *, seed: int = 0,
                  event_interest: Callable[[WatchEvent, SchedulingQueue], Hint | None] | None = None,
-                 percentage_of_nodes_to_score: int = 0, metrics=None, filter_cache: bool = True) -> None:
+                 percentage_of_nodes_to_score: int = 0, metrics=None, filter_cache: bool = True,
+                 lazy_in_flight_hints: bool = True) -> None:
         self.store = store
         self.clock = store.clock
         self.profile = Profile(plugins)
@@ -106,7 +107,8 @@ class Scheduler:
         self.metrics = metrics
         self.attempts = 0
         self.filter_cache = FilterCache(enabled=filter_cache)
-        self._in_flight: list[Hint] | None = None   # hints seen during the current cycle
+        self._in_flight: list[Hint | WatchEvent] | None = None   # seen during the current cycle
+        self._lazy_in_flight = lazy_in_flight_hints   # off: every event's hint is asked at once
         self._signers = [p for p in self.profile.plugins if hasattr(p, "signature")]
         self._stashers = [p for p in self.profile.plugins if hasattr(p, "verdict_extra")]
         # Plugins whose answers for some pods depend on pods on other nodes (topology spread,
@@ -130,8 +132,14 @@ class Scheduler:
             else:
                 self.cache.set_node(ev.obj)
         if self.event_interest is not None and ev.kind != "Event":
-            if self._in_flight is None and not self.queue.has_unschedulable():
-                return   # no pod an event could move, none in a cycle: a hint would change nothing
+            if self._lazy_in_flight and not self.queue.has_unschedulable():
+                # No pod a hint could move now. An event during a cycle is kept as it is: only a
+                # failure of the pod in flight asks about it (k8s, too, runs the queueing hints of
+                # in-flight events when the pod comes back unschedulable: scheduling_queue.go
+                # determineSchedulingHintForInFlightPod), and most cycles end in a binding.
+                if self._in_flight is not None:
+                    self._in_flight.append(ev)
+                return
             hint = self.event_interest(ev, self.queue)
             if hint is not None:
                 self.queue.move(hint)
@@ -546,8 +554,20 @@ class Scheduler:
         self.queue.mark_unschedulable(info, plugins)
         # k8s: events that arrived while the pod was in flight (e.g. preemption victims
         # deleted in PostFilter) are replayed for it, so it is not parked past its chance.
-        if any(self.queue.hint_matches(hint, info.uid) for hint in self._in_flight or ()):
+        if any(self.queue.hint_matches(hint, info.uid) for hint in self._in_flight_hints()):
             self.queue.move(Hint(pods=frozenset((info.uid,))))
+
+    def _in_flight_hints(self) -> Iterator[Hint]:
+        """The hints of the events seen during this cycle; those kept as events are asked now.
+        The answer for the pod in flight is the same as at the event: what a hint says of one
+        pod (its claims, its group, the plugins that rejected it) does not change in its cycle."""
+        for item in self._in_flight or ():
+            if item.__class__ is Hint:
+                yield item
+            else:
+                hint = self.event_interest(item, self.queue)
+                if hint is not None:
+                    yield hint
 
 
 def set_condition(status: dict, condition: dict) -> bool:

@@ -26,7 +26,8 @@ from drasim.scheduler.plugins.dynamicresources import DynamicResources
 from tests.property.workload_ops import OPS, random_ops, run
 
 FAST = Options(seed=5)
-SLOW = Options(seed=5, filter_cache=False, quick_fit=False, resource_aliases=False, indexed_claim_hints=False)
+SLOW = Options(seed=5, filter_cache=False, quick_fit=False, resource_aliases=False, indexed_claim_hints=False,
+               lazy_in_flight_hints=False)
 
 ops_lists = st.lists(st.tuples(st.sampled_from(OPS), st.integers(0, 999)), min_size=1, max_size=60)
 
