@@ -58,7 +58,7 @@ class _Unusual(Exception):
 class _Scalars:
     """Plain scalar text -> value, typed by the loader's resolver and constructors, remembered."""
 
-    __slots__ = ("loader", "ctors", "known")
+    __slots__ = ("loader", "ctors", "known", "lines")
 
     def __init__(self, loader_class) -> None:
         self.loader = loader_class("")
@@ -67,6 +67,7 @@ class _Scalars:
         if not firsts <= _RESOLVER_FIRSTS | {"", "!", "&", "*"}:   # those three never start a scalar read here
             raise _Unusual   # a resolver this reader does not know of: the full path decides
         self.known: dict[str, object] = {}
+        self.lines: dict[str, tuple] = {}   # line -> its reading (_read), for texts read with these scalars
 
     def plain(self, text: str):
         if text[0] not in _RESOLVER_FIRSTS:
@@ -181,9 +182,10 @@ def _read(text: str, scalars: _Scalars):
         lines.pop()
     if not lines:
         raise _Unusual
-    # Kubernetes objects repeat most of their lines word for word (`kind: Pod`, `- type: Ready`):
-    # a line's reading is remembered (its values are immutable; empty collections are made anew).
-    seen: dict[str, tuple] = {}
+    # Kubernetes objects repeat most of their lines word for word (`kind: Pod`, `- type: Ready`),
+    # and a benchmark's rendered templates each other's: a line's reading is remembered with the
+    # scalars it was read by (its values are immutable; empty collections are made anew).
+    seen = scalars.lines
     # Open collections: [indent of their entries, container, _MAP or _SEQ]; `waiting`: the key
     # of a mapping entry whose value is on the following lines.
     stack: list[list] = []

@@ -236,8 +236,14 @@ class DynamicResources:
             self._remove_alloc(current)
             del self._claim_allocs[uid]
         if allocation is not None:
-            if uid in self._in_flight:   # our own PreBind write: already counted
-                self._remove_alloc(self._in_flight.pop(uid))
+            counted = self._in_flight.pop(uid, None)
+            if counted is not None:   # our own PreBind write: counted at Reserve
+                if counted.get("devices") is allocation.get("devices"):
+                    # The written copy differs only in its timestamp, which nothing counted
+                    # depends on (AllocatedState counts the results): nothing to redo.
+                    self._claim_allocs[uid] = allocation
+                    return
+                self._remove_alloc(counted)
             self._add_alloc(allocation)
             self._claim_allocs[uid] = allocation
 
@@ -525,12 +531,8 @@ class DynamicResources:
         status = dict(current.get("status") or {})
         if "reservedFor" in status:
             status["reservedFor"] = list(status["reservedFor"])
-        if allocation is not None:
+        if allocation is not None:   # counted at Reserve (_in_flight); the write adds its timestamp
             status["allocation"] = dict(allocation, allocationTimestamp=now)
-            self._in_flight[md["uid"]] = status["allocation"]
-            # the allocation object written differs (timestamp): swap what we counted
-            self._remove_alloc(allocation)
-            self._add_alloc(status["allocation"])
         reserved = status.setdefault("reservedFor", [])
         if consumer is not None:   # one entry for the whole PodGroup; later members write nothing
             if not any(is_group_consumer(r) and r.get("name") == consumer["name"] for r in reserved):
@@ -558,9 +560,7 @@ class DynamicResources:
             self.metrics.claim_create("success", "false")
         state[_STATE_KEY + "/extended-claim"] = created
         stored_alloc = dict(allocation, allocationTimestamp=now)
-        self._in_flight[created["metadata"]["uid"]] = stored_alloc
-        self._remove_alloc(allocation)
-        self._add_alloc(stored_alloc)
+        self._in_flight[created["metadata"]["uid"]] = allocation   # counted at Reserve
         status = {"allocation": stored_alloc,
                   "reservedFor": [{"resource": "pods", "name": pod["metadata"]["name"],
                                    "uid": pod["metadata"]["uid"]}]}

@@ -130,9 +130,11 @@ def _container_quantity(container: dict, name: str) -> int:
         q = parse_quantity(value)
     except QuantityError:
         return 0
-    if not q.is_integer() or not -(2**63) <= q.value < 2**63:
+    value = q.value
+    if value.denominator != 1:
         return 0
-    return int(q.value)
+    n = value.numerator   # an int: compared without Fraction arithmetic
+    return n if -(2**63) <= n < 2**63 else 0
 
 
 def _request_index(container: dict, name: str) -> int:

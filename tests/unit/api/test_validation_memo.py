@@ -170,3 +170,27 @@ def test_per_device_node_selection_is_part_of_a_device_key():
     got = with_memo(True, lambda: [errors(SLICE), errors(per_device)])
     assert got == with_memo(False, lambda: [errors(SLICE), errors(per_device)])
     assert got[0] == [] and any("spec.devices[0]" in e for e in got[1])
+
+
+# -- the memo's key text tells apart what repr tells apart -------------------------------------
+
+_json_scalars = (st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=True)
+                 | st.sampled_from([0, 1, -1, 0.0, -0.0, 1.0, True, False, "", "1", "null", "true", "NaN"])
+                 | st.text(max_size=6))
+_json_values = st.recursive(_json_scalars, lambda inner: st.lists(inner, max_size=3)
+                            | st.dictionaries(st.text(max_size=3) | st.sampled_from(["", "1", "a"]), inner, max_size=3),
+                            max_leaves=12)
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.lists(_json_values, min_size=1, max_size=3), st.lists(_json_values, min_size=1, max_size=3))
+def test_key_texts_are_equal_only_for_equal_reprs(a, b):
+    a, b = tuple(a), tuple(b)
+    assert (memo.key_text(a) == memo.key_text(b)) == (repr(a) == repr(b))
+
+
+@pytest.mark.parametrize("a, b", [((1,), (1.0,)), ((1,), (True,)), ((0,), (False,)), ((None,), (float("nan"),)),
+                                  ((float("inf"),), (None,)), (({"a": 1, "b": 2},), ({"b": 2, "a": 1},)),
+                                  ((2**64,), (2**64 + 1,)), (("1",), (1,)), ((-0.0,), (0.0,))])
+def test_key_texts_of_look_alikes_differ(a, b):
+    assert memo.key_text(a) != memo.key_text(b)
