@@ -215,7 +215,8 @@ class MemoryStore:
         table = self._objects[kind.kind]
         if key in table:
             raise already_exists(kind, md["name"])
-        md.setdefault("uid", self.new_uid())
+        if not md.get("uid"):
+            md["uid"] = self.new_uid()
         md.setdefault("creationTimestamp", self.clock.timestamp())
         if kind.kind not in _NO_GENERATION:
             md.setdefault("generation", 1)
