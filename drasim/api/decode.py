@@ -156,7 +156,14 @@ def _ok_bool(v) -> bool:
 
 
 def _ok_raw(v) -> bool:
-    return True
+    """Free-form JSON (runtime.RawExtension): anything but a float JSON cannot write (NaN, ±Inf:
+    kubectl's YAML-to-JSON step fails on them, so the API server never sees one)."""
+    c = v.__class__
+    if c is dict:
+        return all(map(_ok_raw, v.values()))
+    if c is list:
+        return all(map(_ok_raw, v))
+    return c is not float or math.isfinite(v)
 
 
 def _ok_float(v) -> bool:

@@ -160,8 +160,22 @@ def _walk(t: GoType, v: object, path: tuple, struct: str, stack: tuple, state: _
             raise _stop(problem, path, v, quote_value=False)
     elif kind == INTORSTRING:
         _walk_intorstring(v, path)
-    elif kind != RAW:
+    elif kind == RAW:
+        _walk_raw(v, path)
+    else:
         raise AssertionError(f"unknown compiled kind {kind}")
+
+
+def _walk_raw(v: object, path: tuple) -> None:
+    """Free-form JSON holds no NaN or infinity (JSON has no way to write them)."""
+    if isinstance(v, dict):
+        for key in sorted(v, key=str):
+            _walk_raw(v[key], path + (key,))
+    elif isinstance(v, list):
+        for i, item in enumerate(v):
+            _walk_raw(item, path + (i,))
+    else:
+        _check_finite(v, path)
 
 
 def _walk_int(t: GoType, v: object, path: tuple, struct: str, stack: tuple, state: _State) -> None:

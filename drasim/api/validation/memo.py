@@ -26,14 +26,14 @@ _clean: set[tuple] = set()
 
 
 def key_text(inputs: tuple) -> bytes | str:
-    """A text that tells JSON-shaped inputs apart as their repr does: orjson's (a pod spec in
-    under a microsecond, repr's twelve), or repr where orjson cannot write them (integers past
-    64 bits, keys that are not strings) or wrote a null, which NaN and the infinities are too."""
+    """A text that tells decoded inputs apart as their repr does: orjson's (a pod spec in under a
+    microsecond, repr's twelve), or repr where orjson cannot write them (integers past 64 bits,
+    keys that are not strings). orjson writes NaN and the infinities as null, but decoded objects
+    hold none: strict decoding refuses them everywhere, free-form fields included (decode._ok_raw)."""
     try:
-        text = orjson.dumps(inputs)
+        return orjson.dumps(inputs)
     except TypeError:
         return repr(inputs)
-    return repr(inputs) if b"null" in text else text
 
 
 def validate(part: str, inputs: tuple, check: Callable[[list[FieldError]], None], errs: list[FieldError],

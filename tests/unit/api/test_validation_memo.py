@@ -174,7 +174,8 @@ def test_per_device_node_selection_is_part_of_a_device_key():
 
 # -- the memo's key text tells apart what repr tells apart -------------------------------------
 
-_json_scalars = (st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=True)
+# what strict decoding lets through: JSON values, so no NaN or infinity (see test_decode_refuses_non_finite_floats)
+_json_scalars = (st.none() | st.booleans() | st.integers(-2**70, 2**70) | st.floats(allow_nan=False, allow_infinity=False)
                  | st.sampled_from([0, 1, -1, 0.0, -0.0, 1.0, True, False, "", "1", "null", "true", "NaN"])
                  | st.text(max_size=6))
 _json_values = st.recursive(_json_scalars, lambda inner: st.lists(inner, max_size=3)
@@ -189,8 +190,47 @@ def test_key_texts_are_equal_only_for_equal_reprs(a, b):
     assert (memo.key_text(a) == memo.key_text(b)) == (repr(a) == repr(b))
 
 
-@pytest.mark.parametrize("a, b", [((1,), (1.0,)), ((1,), (True,)), ((0,), (False,)), ((None,), (float("nan"),)),
-                                  ((float("inf"),), (None,)), (({"a": 1, "b": 2},), ({"b": 2, "a": 1},)),
+@pytest.mark.parametrize("a, b", [((1,), (1.0,)), ((1,), (True,)), ((0,), (False,)), ((None,), ("null",)),
+                                  (({"a": 1, "b": 2},), ({"b": 2, "a": 1},)),
                                   ((2**64,), (2**64 + 1,)), (("1",), (1,)), ((-0.0,), (0.0,))])
 def test_key_texts_of_look_alikes_differ(a, b):
     assert memo.key_text(a) != memo.key_text(b)
+
+
+_finite = st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=3)
+_raw = st.recursive(_finite, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+                    max_leaves=10)
+
+
+def _with_non_finite(value, where: int, bad: float):
+    """value with one leaf (the where-th, cyclically; an empty one: itself) replaced by bad."""
+    leaves = []
+
+    def walk(v, set_):
+        if isinstance(v, dict):
+            for k in v:
+                walk(v[k], lambda x, k=k, v=v: v.__setitem__(k, x))
+        elif isinstance(v, list):
+            for i in range(len(v)):
+                walk(v[i], lambda x, i=i, v=v: v.__setitem__(i, x))
+        else:
+            leaves.append(set_)
+    holder = [value]
+    walk(value, lambda x: holder.__setitem__(0, x))
+    (leaves[where % len(leaves)] if leaves else lambda x: holder.__setitem__(0, x))(bad)
+    return holder[0]
+
+
+@settings(max_examples=300, deadline=None)
+@given(_raw, st.integers(0, 50), st.sampled_from([float("nan"), float("inf"), float("-inf")]))
+def test_decode_refuses_non_finite_floats_in_free_form_fields(parameters, where, bad):
+    """The memo's premise: decoded objects hold no NaN or infinity, not even in free-form JSON
+    (opaque driver parameters), which JSON cannot write: kubectl fails before sending."""
+    from drasim.api.decode import DecodeError, decode
+    claim = copy.deepcopy(CLAIM)
+    opaque = claim["spec"]["devices"]["config"][0]["opaque"]
+    opaque["parameters"] = copy.deepcopy(parameters)
+    decode("ResourceClaim", claim)   # finite: accepted
+    opaque["parameters"] = _with_non_finite(copy.deepcopy(parameters), where, bad)
+    with pytest.raises(DecodeError, match="json: unsupported value: (NaN|[+-]Inf)"):
+        decode("ResourceClaim", claim)
