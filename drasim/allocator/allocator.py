@@ -12,6 +12,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 
+from drasim.api.jsonkey import json_key
 from drasim.allocator.capacity import request_fits
 from drasim.allocator.features import Features
 from drasim.allocator.model import DeviceRec, SliceRec
@@ -63,7 +64,7 @@ class Allocator:
         self._classes: dict[str, ClassRec] = {}
         self._views: dict[str, _NodeView] = {}
         self._pool_nodes: dict[tuple[str, str], set[str]] = {}
-        self._prepared: dict[str, PreparedClaim] = {}
+        self._prepared: dict[bytes | str, PreparedClaim] = {}
         self._prepared_by_id: dict[int, tuple[dict, PreparedClaim]] = {}
         self._usable: dict[tuple, tuple] = {}   # (view serial, selection) -> (allocation token, usable count)
 
@@ -234,7 +235,7 @@ class Allocator:
         by_id = self._prepared_by_id.get(id(claim))
         if by_id is not None and by_id[0] is claim:
             return by_id[1]
-        key = repr(claim.get("spec"))
+        key = json_key(claim.get("spec"))   # claims come decoded (drasim/api/jsonkey.py)
         shared = self._prepared.get(key)
         if shared is not None:
             prepared = shared.for_claim(claim)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Callable
 
+from drasim.api.jsonkey import json_key
 from drasim.scheduler.cache import SchedulerCache
 from drasim.scheduler.nodeindex import SignatureIndex
 
@@ -25,7 +26,7 @@ _SPEC_IRRELEVANT = ("resourceClaims", "schedulerName", "terminationGracePeriodSe
 _CONTAINER_RELEVANT = ("resources", "ports", "restartPolicy")
 
 
-def pod_spec_signature(pod: dict, alias: Callable[[str], str | None] | None = None) -> str:
+def pod_spec_signature(pod: dict, alias: Callable[[str], str | None] | None = None) -> bytes | str:
     """The pod spec without what no simulated Filter/Score plugin reads (names, images, commands...).
 
     Conservative: every field not known to be irrelevant is part of the signature.
@@ -38,7 +39,10 @@ def pod_spec_signature(pod: dict, alias: Callable[[str], str | None] | None = No
                and k not in ("containers", "initContainers")}
     for key in ("initContainers", "containers"):
         reduced[key] = [_container(c, alias) for c in spec.get(key) or ()]
-    return repr(reduced)   # equal specs written alike give equal text; anything else only misses the cache
+    # Equal specs written alike give equal text (drasim/api/jsonkey.py: pods come decoded; the
+    # renamed resources, lists of pairs, stand where decoded specs hold maps): anything else
+    # only misses the cache.
+    return json_key(reduced)
 
 
 def _container(c: dict, alias) -> dict:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-import orjson
+from drasim.api.jsonkey import json_key
 
 from drasim.api.fielderrors import FieldError
 from drasim.api.validation.resource import LIST_TYPE_ATTRIBUTES
@@ -25,15 +25,7 @@ MAX_ENTRIES = 10_000   # keys are reprs of specs (a KiB or two): tens of MiB at 
 _clean: set[tuple] = set()
 
 
-def key_text(inputs: tuple) -> bytes | str:
-    """A text that tells decoded inputs apart as their repr does: orjson's (a pod spec in under a
-    microsecond, repr's twelve), or repr where orjson cannot write them (integers past 64 bits,
-    keys that are not strings). orjson writes NaN and the infinities as null, but decoded objects
-    hold none: strict decoding refuses them everywhere, free-form fields included (decode._ok_raw)."""
-    try:
-        return orjson.dumps(inputs)
-    except TypeError:
-        return repr(inputs)
+key_text = json_key   # the inputs' text (drasim/api/jsonkey.py)
 
 
 def validate(part: str, inputs: tuple, check: Callable[[list[FieldError]], None], errs: list[FieldError],
