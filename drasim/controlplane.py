@@ -99,6 +99,7 @@ class ControlPlane:
         self.dra.workload_claims = workload_claims
         self._freed_by_pods = frozenset(p.name for p in self.scheduler.profile.plugins if p.name != DRA)
         self._aliases: dict[str, str | None] = {}
+        self._class_aliases: dict[str | None, str | None] = {}
         self._alias_epoch = -1
         if options.resource_aliases:
             self.scheduler.resource_alias = self.resource_alias
@@ -167,12 +168,25 @@ class ControlPlane:
         return plugins
 
     def class_alias(self, class_name: str | None) -> str | None:
-        """What of a DeviceClass allocation depends on: its selectors and config."""
+        """What of a DeviceClass allocation depends on: its selectors and config. Cached per
+        epoch, as resource_alias: a class event starts a new one (DynamicResources touch_all)."""
+        self._alias_cache_epoch()
+        if class_name in self._class_aliases:
+            return self._class_aliases[class_name]
         dc = self.store.get("DeviceClass", None, class_name) if class_name else None
-        if dc is None:
-            return None
-        spec = dc.get("spec") or {}
-        return "class:" + repr((spec.get("selectors"), spec.get("config")))
+        token = None
+        if dc is not None:
+            spec = dc.get("spec") or {}
+            token = "class:" + repr((spec.get("selectors"), spec.get("config")))
+        self._class_aliases[class_name] = token
+        return token
+
+    def _alias_cache_epoch(self) -> None:
+        epoch = self.scheduler.cache.epoch
+        if epoch != self._alias_epoch:
+            self._aliases.clear()
+            self._class_aliases.clear()
+            self._alias_epoch = epoch
 
     def resource_alias(self, name: str) -> str | None:
         """A token for a DRA-extended resource name that every plugin treats like any other
@@ -184,10 +198,7 @@ class ControlPlane:
         such names share Filter verdicts (scheduler/filtercache.py). Cached per epoch: class
         and node changes that could alter the answer start a new one.
         """
-        epoch = self.scheduler.cache.epoch
-        if epoch != self._alias_epoch:
-            self._aliases.clear()
-            self._alias_epoch = epoch
+        self._alias_cache_epoch()
         if name in self._aliases:
             return self._aliases[name]
         token = None
