@@ -50,7 +50,7 @@ class DeviceRec:
     __slots__ = ("name", "id", "driver", "pool", "raw", "capacity", "allow_multi", "consumes", "taints",
                  "binding_conditions", "binding_failure_conditions", "binds_to_node",
                  "node_name", "all_nodes", "node_selector", "sel_cache", "_cel_input", "_cel_error", "cap_fits_empty",
-                 "compat", "compat_snapshot", "attr_sets")
+                 "compat", "compat_snapshot", "attr_sets", "beyond_quick_fit", "capacity_blocks_empty")
 
     def __init__(self, driver: str, pool: str, raw: dict, admitted: bool = False) -> None:
         self.name: str = raw.get("name", "")
@@ -88,6 +88,10 @@ class DeviceRec:
         # (tests/unit/api/test_admitted_devices.py).
         self._cel_error: str | None | bool = None if admitted else False
         self.cap_fits_empty = _fits_without_requests(self.capacity)
+        # quickfit.py reads these for every device of a node, each time a pod is tried there:
+        # a kind of device the shortcut does not model, and capacity an empty request overflows.
+        self.beyond_quick_fit = bool(self.allow_multi or self.consumes or self.taints or self.binding_conditions)
+        self.capacity_blocks_empty = bool(self.capacity) and not self.cap_fits_empty
 
     def cel_input(self):
         """The CEL `device` value, built on first use only (spec §10.2)."""

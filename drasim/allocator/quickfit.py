@@ -62,7 +62,7 @@ def _usable_devices(candidates, rd, label: str, selection: Selection, state: All
     for dev, slice_, _pool in candidates:
         if dev.id in exclusive:
             continue
-        if dev.allow_multi or dev.consumes or dev.taints or dev.binding_conditions or slice_.per_device:
+        if dev.beyond_quick_fit or slice_.per_device:   # shared, counters, taints, binding conditions
             raise _SearchMustDecide
         cached = dev.sel_cache.get(rd.sel_key)
         if cached is None:
@@ -72,7 +72,7 @@ def _usable_devices(candidates, rd, label: str, selection: Selection, state: All
                 raise _SearchMustDecide from None
         if not cached:
             continue
-        if consumable_capacity and dev.capacity and not dev.cap_fits_empty:
+        if consumable_capacity and dev.capacity_blocks_empty:
             continue
         yield dev, slice_
 
