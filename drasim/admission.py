@@ -14,6 +14,7 @@ from typing import Mapping
 
 from drasim import featuregates
 from drasim.api import decode, kinds
+from drasim.api.decodedjson import copy_decoded
 from drasim.api.defaults import apply_defaults
 from drasim.api.fielderrors import forbidden
 from drasim.api.workloaddefaults import prepare_for_create
@@ -79,7 +80,9 @@ def prepare(store: MemoryStore, kind: kinds.Kind, obj: dict, old: dict | None, s
     if not decoded:
         obj = decode_body(kind, obj, source)
     if not owned:
-        obj = clone(obj)
+        # What the server reads is its own. A kind decoded against its schema holds JSON values
+        # only, which orjson copies as they are (drasim/api/decodedjson.py); others the long way.
+        obj = copy_decoded(obj) if decode.kind_type(kind.kind) is not None else clone(obj)
     md = obj.setdefault("metadata", {})
     if not isinstance(md, dict):
         raise ManifestError(f"{source}: metadata: must be an object")

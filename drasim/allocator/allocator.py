@@ -12,7 +12,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterable, Sequence
 
-from drasim.api.jsonkey import json_key
+from drasim.api.decodedjson import json_key
 from drasim.allocator.capacity import request_fits
 from drasim.allocator.features import Features
 from drasim.allocator.model import DeviceRec, SliceRec
@@ -235,7 +235,7 @@ class Allocator:
         by_id = self._prepared_by_id.get(id(claim))
         if by_id is not None and by_id[0] is claim:
             return by_id[1]
-        key = json_key(claim.get("spec"))   # claims come decoded (drasim/api/jsonkey.py)
+        key = json_key(claim.get("spec"))   # claims come decoded (drasim/api/decodedjson.py)
         shared = self._prepared.get(key)
         if shared is not None:
             prepared = shared.for_claim(claim)

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Callable
 
-from drasim.api.jsonkey import json_key
+from drasim.api.decodedjson import json_key
 from drasim.scheduler.cache import SchedulerCache
 from drasim.scheduler.nodeindex import SignatureIndex
 
@@ -39,7 +39,7 @@ def pod_spec_signature(pod: dict, alias: Callable[[str], str | None] | None = No
                and k not in ("containers", "initContainers")}
     for key in ("initContainers", "containers"):
         reduced[key] = [_container(c, alias) for c in spec.get(key) or ()]
-    # Equal specs written alike give equal text (drasim/api/jsonkey.py: pods come decoded; the
+    # Equal specs written alike give equal text (drasim/api/decodedjson.py: pods come decoded; the
     # renamed resources, lists of pairs, stand where decoded specs hold maps): anything else
     # only misses the cache.
     return json_key(reduced)

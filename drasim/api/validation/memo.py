@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from drasim.api.jsonkey import json_key
+from drasim.api.decodedjson import json_key
 
 from drasim.api.fielderrors import FieldError
 from drasim.api.validation.resource import LIST_TYPE_ATTRIBUTES
@@ -25,7 +25,7 @@ MAX_ENTRIES = 10_000   # keys are reprs of specs (a KiB or two): tens of MiB at 
 _clean: set[tuple] = set()
 
 
-key_text = json_key   # the inputs' text (drasim/api/jsonkey.py)
+key_text = json_key   # the inputs' text (drasim/api/decodedjson.py)
 
 
 def validate(part: str, inputs: tuple, check: Callable[[list[FieldError]], None], errs: list[FieldError],

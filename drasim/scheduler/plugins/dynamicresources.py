@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from drasim.allocator import AllocatedState, Allocator, NodeAllocationFailure
-from drasim.api.jsonkey import json_key
+from drasim.api.decodedjson import json_key
 from drasim.api.devicetaints import rule_taints_device
 from drasim.api.podresources import resource_list
 from drasim.api.nodeselector import node_selector_matches
@@ -40,7 +40,7 @@ REASON_NOT_AVAILABLE = "resourceclaim not available on the node"
 
 
 def _spec_key(value) -> bytes | str:
-    return json_key(value)   # equal specs written alike give equal text (drasim/api/jsonkey.py: claims come decoded)
+    return json_key(value)   # equal specs written alike give equal text (drasim/api/decodedjson.py: claims come decoded)
 
 
 def _in_memory_claim(pod: dict, requests: list[dict]) -> dict:
