@@ -132,14 +132,16 @@ class Scheduler:
             else:
                 self.cache.set_node(ev.obj)
         if self.event_interest is not None and ev.kind != "Event":
-            if self._lazy_in_flight and not self.queue.has_unschedulable():
-                # No pod a hint could move now. An event during a cycle is kept as it is: only a
-                # failure of the pod in flight asks about it (k8s, too, runs the queueing hints of
-                # in-flight events when the pod comes back unschedulable: scheduling_queue.go
-                # determineSchedulingHintForInFlightPod), and most cycles end in a binding.
-                if self._in_flight is not None:
+            if not self.queue.has_unschedulable():   # no pod a hint could move now
+                if self._in_flight is None:
+                    return
+                if self._lazy_in_flight:
+                    # An event during a cycle is kept as it is: only a failure of the pod in
+                    # flight asks about it (k8s, too, runs the queueing hints of in-flight events
+                    # when the pod comes back unschedulable: scheduling_queue.go
+                    # determineSchedulingHintForInFlightPod), and most cycles end in a binding.
                     self._in_flight.append(ev)
-                return
+                    return
             hint = self.event_interest(ev, self.queue)
             if hint is not None:
                 self.queue.move(hint)

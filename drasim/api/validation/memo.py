@@ -7,20 +7,19 @@ remembered by that sub-object's text (key_text), and skipped for an equal one. O
 results are remembered: an object with errors is always validated in full, so every error keeps
 its own bad value. The text tells apart every JSON-shaped value (dict, list, str, int, float,
 bool, None, with key order) — all that admission's strict decoding lets through to validation.
-tests/unit/api/test_validation_memo.py proves the results equal with the memo on and off, and
-the texts as discerning as repr.
+tests/unit/api/test_validation_memo.py proves the results equal with the memo on and off;
+tests/unit/api/test_decodedjson.py the texts as discerning as repr.
 """
 from __future__ import annotations
 
 from typing import Callable
 
 from drasim.api.decodedjson import json_key
-
 from drasim.api.fielderrors import FieldError
 from drasim.api.validation.resource import LIST_TYPE_ATTRIBUTES
 
 ENABLED = True       # off: every part validated every time (the tests compare both)
-MAX_ENTRIES = 10_000   # keys are reprs of specs (a KiB or two): tens of MiB at most
+MAX_ENTRIES = 10_000   # keys are texts of specs (a KiB or two): tens of MiB at most
 
 _clean: set[tuple] = set()
 
