@@ -34,7 +34,7 @@ _json_values = st.recursive(_json_scalars, lambda inner: st.lists(inner, max_siz
                             max_leaves=12)
 
 
-@settings(max_examples=3000, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(st.lists(_json_values, min_size=1, max_size=3), st.lists(_json_values, min_size=1, max_size=3))
 def test_key_texts_are_equal_only_for_equal_reprs(a, b):
     a, b = tuple(a), tuple(b)
@@ -104,7 +104,7 @@ def _containers(value, out):
     return out
 
 
-@settings(max_examples=1500, deadline=None)
+@settings(max_examples=800, deadline=None)
 @given(_decoded)
 def test_copies_equal_the_original_and_share_nothing(value):
     copied = copy_decoded(value)
