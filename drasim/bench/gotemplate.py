@@ -270,18 +270,22 @@ class _Exec:
             fn = self.funcs.get(head.name)
             if fn is None:
                 raise GoTemplateError(f'template: {self.name}:{line}: function "{head.name}" not defined')
-            thunks = [(lambda a=a: self.arg(a, dot, line)) for a in cmd[1:]]
-            if piped:
-                thunks.append(lambda: final)
+            lazy = getattr(fn, "lazy", False)
+            if lazy:   # and/or: arguments evaluated only as far as needed
+                args = [(lambda a=a: self.arg(a, dot, line)) for a in cmd[1:]]
+                if piped:
+                    args.append(lambda: final)
+            else:
+                args = [self.arg(a, dot, line) for a in cmd[1:]]
+                if piped:
+                    args.append(final)
             try:
-                if getattr(fn, "lazy", False):
-                    return fn(*thunks)
-                return fn(*[t() for t in thunks])
+                return fn(*args)
             except GoTemplateError as e:
                 raise GoTemplateError(f"template: {self.name}:{line}: error calling {head.name}: {e}") from None
             except TypeError:
                 raise GoTemplateError(f"template: {self.name}:{line}: wrong number of args for {head.name}: "
-                                      f"got {len(thunks)}") from None
+                                      f"got {len(args)}") from None
         if len(cmd) > 1 or piped:
             raise GoTemplateError(f"template: {self.name}:{line}: can't give argument to non-function")
         return self.arg(head, dot, line, allow_missing=True)
