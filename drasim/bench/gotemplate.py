@@ -60,8 +60,8 @@ class Block:
 # --- parsing ----------------------------------------------------------------------------------
 
 class _Parser:
-    def __init__(self, toks: list[tuple[str, str]], where: str) -> None:
-        self.toks, self.i, self.where = toks, 0, where
+    def __init__(self, toks: list[tuple[str, str]], where: str, line: int = 0) -> None:
+        self.toks, self.i, self.where, self.line = toks, 0, where, line   # the action's line
 
     def peek(self) -> tuple[str, str] | None:
         return self.toks[self.i] if self.i < len(self.toks) else None
@@ -122,7 +122,7 @@ class _Parser:
                 return Literal(None)
             return Ident(text)
         if (kind, text) == ("op", "("):
-            pipe = self.pipeline()
+            pipe = self.pipeline(line=self.line)   # errors inside name the action's line
             if self.take() != ("op", ")"):
                 raise GoTemplateError(f"{self.where}: unclosed left paren")
             return pipe
@@ -158,7 +158,7 @@ def _build_tree(src: str, name: str) -> list:
         if not toks:
             raise GoTemplateError(f"{where}: missing value for command")
         head = toks[0][1] if toks[0][0] == "ident" else None
-        p = _Parser(toks[1:] if head in _KEYWORDS else toks, where)
+        p = _Parser(toks[1:] if head in _KEYWORDS else toks, where, line)
         if head in ("if", "range", "with"):
             block = Block(head, p.pipeline(line=line, in_range=head == "range"))
             out.append(block)
@@ -193,6 +193,10 @@ def _build_tree(src: str, name: str) -> list:
 
 
 # --- execution --------------------------------------------------------------------------------
+
+class _ArgumentError(GoTemplateError):
+    """An error evaluating a lazily taken argument, passed through the call unchanged."""
+
 
 class _Exec:
     __slots__ = ("name", "out", "vars", "funcs")
@@ -272,7 +276,7 @@ class _Exec:
                 raise GoTemplateError(f'template: {self.name}:{line}: function "{head.name}" not defined')
             lazy = getattr(fn, "lazy", False)
             if lazy:   # and/or: arguments evaluated only as far as needed
-                args = [(lambda a=a: self.arg(a, dot, line)) for a in cmd[1:]]
+                args = [(lambda a=a: self.lazy_arg(a, dot, line)) for a in cmd[1:]]
                 if piped:
                     args.append(lambda: final)
             else:
@@ -281,6 +285,8 @@ class _Exec:
                     args.append(final)
             try:
                 return fn(*args)
+            except _ArgumentError:
+                raise   # Go's evalArg reports it as it is, not as the call's error
             except GoTemplateError as e:
                 raise GoTemplateError(f"template: {self.name}:{line}: error calling {head.name}: {e}") from None
             except TypeError:
@@ -289,6 +295,14 @@ class _Exec:
         if len(cmd) > 1 or piped:
             raise GoTemplateError(f"template: {self.name}:{line}: can't give argument to non-function")
         return self.arg(head, dot, line, allow_missing=True)
+
+    def lazy_arg(self, node: Any, dot: Any, line: int) -> Any:
+        try:
+            return self.arg(node, dot, line)
+        except _ArgumentError:
+            raise
+        except GoTemplateError as e:
+            raise _ArgumentError(str(e)) from None
 
     def arg(self, node: Any, dot: Any, line: int, allow_missing: bool = False) -> Any:
         if isinstance(node, Literal):

@@ -81,6 +81,16 @@ def test_errors(src, message):
     assert "template: t:1" in str(exc.value)
 
 
+@pytest.mark.parametrize("src", ["{{Mod .a.b 2}}", "{{and .a.b 1}}", "{{or 0 (Mod .a.b 2)}}", "x\n{{and 1 (Mod .a.b 2)}}"])
+def test_an_arguments_error_is_reported_as_it_is(src):
+    """Go's evalArg reports an argument's own error (not as `error calling <fn>`), on the
+    action's line, also inside and/or (lazy) and parenthesized pipelines."""
+    with pytest.raises(GoTemplateError) as exc:
+        render(src)
+    line = src.count("\n") + 1
+    assert str(exc.value) == f"template: t:{line}: nil pointer evaluating interface {{}}.b"
+
+
 def test_claim_template_with_default_params_decodes_as_v1():
     """resourceclaimtemplate.yaml: numRequests requests, selectors and constraints via JSON (null when unset)."""
     src = """{{$numRequests := (or .numRequests 1) | Int}}
