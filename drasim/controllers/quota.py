@@ -12,6 +12,7 @@ format, so `status.used` prints like the first non-zero contribution (1Gi, 500m)
 from __future__ import annotations
 
 from datetime import datetime
+from fractions import Fraction
 from typing import Iterable, Mapping
 
 from drasim.api.extendedresource import (
@@ -59,12 +60,20 @@ def devices_key(class_name: str) -> str:
 # --- Go-faithful quantity arithmetic ------------------------------------------------------
 
 
+def quantity_of(value: Fraction, fmt: str) -> Quantity:
+    """Quantity(value, fmt) for a value that is a Fraction already (no copy: admission makes one
+    per key and create)."""
+    q = Quantity.__new__(Quantity)
+    q.value, q.format, q._text = value, fmt, None
+    return q
+
+
 def _add(a: Quantity, b: Quantity) -> Quantity:
-    return Quantity(a.value + b.value, b.format if a.value == 0 else a.format)
+    return quantity_of(a.value + b.value, b.format if a.value == 0 else a.format)
 
 
 def _sub(a: Quantity, b: Quantity) -> Quantity:
-    return Quantity(a.value - b.value, b.format if a.value == 0 else a.format)
+    return quantity_of(a.value - b.value, b.format if a.value == 0 else a.format)
 
 
 def _add_into(into: Usage, other: Mapping[str, Quantity]) -> None:

@@ -18,12 +18,12 @@ from __future__ import annotations
 from functools import partial
 from typing import Callable, Iterable, Mapping
 
-from drasim.api.quantity import Quantity
+from drasim.api.quantity import BINARY_SI, DECIMAL_EXPONENT, DECIMAL_SI, Quantity, parse_quantity
 from drasim.controllers import quota as accounting
-from drasim.controllers.quota import Usage, _add, _parse_list, _scope_selectors, _special_owner_uid
+from drasim.controllers.quota import Usage, _add, _parse_list, _scope_selectors, _special_owner_uid, quantity_of
 from drasim.store import MemoryStore
 
-__all__ = ["QuotaBatch", "admission_error", "admission_error_for", "check_request"]
+__all__ = ["QuotaBatch", "admission_error", "admission_error_for", "canonical", "check_request"]
 
 
 def _pretty(items: Mapping[str, Quantity]) -> str:
@@ -46,7 +46,10 @@ def check_request(quotas: Iterable[dict], delta_usage: Mapping[str, Quantity], *
     `<kind> "<name>" is forbidden: ` prefix the API server adds. *limits(quota)*: its
     (status.hard, status.used) as quantities (default: parsed from the quota)."""
     interesting: list[tuple[dict, Usage, Usage]] = []
-    for quota in sorted(quotas, key=lambda q: (q.get("metadata") or {}).get("name", "")):
+    quotas = list(quotas)
+    if len(quotas) > 1:
+        quotas.sort(key=lambda q: (q.get("metadata") or {}).get("name", ""))
+    for quota in quotas:
         hard, used = limits(quota) if limits else _limits_of(quota)
         restricted = matching(list(hard)) if matching else [k for k in hard if k in delta_usage]
         if not restricted or (scope_match is not None and not scope_match(quota)):
@@ -55,8 +58,8 @@ def check_request(quotas: Iterable[dict], delta_usage: Mapping[str, Quantity], *
             name = quota["metadata"].get("name", "")
             return f"status unknown for quota: {name}, resources: {','.join(sorted(set(restricted)))}", {}
         interesting.append((quota, hard, used))
-    if negative := sorted(k for k, q in delta_usage.items() if q.value < 0):
-        return f"quota usage is negative for resource(s): {','.join(negative)}", {}
+    if negative := [k for k, q in delta_usage.items() if q.value < 0]:
+        return f"quota usage is negative for resource(s): {','.join(sorted(negative))}", {}
     delta = {k: q for k, q in delta_usage.items() if q.value != 0}   # k8s: quota.RemoveZeros
     if not interesting or not delta:
         return None, {}
@@ -68,8 +71,9 @@ def check_request(quotas: Iterable[dict], delta_usage: Mapping[str, Quantity], *
         new_used = dict(used)
         for k, q in requested.items():                                # k8s: quota.Add(used, requested)
             new_used[k] = _add(used[k], q) if k in used else q
-        exceeded = sorted(k for k in requested if new_used[k] > hard[k])
+        exceeded = [k for k in requested if new_used[k].value > hard[k].value]
         if exceeded:
+            exceeded.sort()
             return ("exceeded quota: {}, requested: {}, used: {}, limited: {}".format(
                 quota["metadata"].get("name", ""),
                 _pretty({k: requested[k] for k in exceeded}),
@@ -131,12 +135,14 @@ class QuotaBatch:
             current = self.store.get("ResourceQuota", namespace, name)
             if current is None:
                 continue
-            status = dict(current.get("status") or {}, used={k: q.canonical() for k, q in used.items()})
+            texts = {k: canonical(q) for k, q in used.items()}
+            status = dict(current.get("status") or {}, used=texts)
             if status != current.get("status"):
                 stored = self.store.update_status(dict(current, status=status))["status"]
-                # Read back from the text, as the next request reads the quota (Go re-parses it: a
-                # BinarySI 1000 is written "1000" and comes back DecimalSI).
-                _PARSED[id(stored)] = (stored, *_limits_of({"status": stored}))
+                # What the next request reads back from the text (Go re-parses the stored quota): the
+                # same value, in the format the text is written in (a BinarySI 1000 is "1000": DecimalSI).
+                reread = {k: _reread(q, texts[k]) for k, q in used.items()}
+                _PARSED[id(stored)] = (stored, _parse_list(stored.get("hard")), reread)
         self._used.clear()
 
     def index_pending(self, pending: list[dict]) -> None:
@@ -165,6 +171,49 @@ class QuotaBatch:
         return ({uid: pod} if pod is not None else {}), peers
 
 
+def _reread(q: Quantity, text: str) -> Quantity:
+    """ParseQuantity(text) for text = canonical(q), without the parser when nothing is rounded."""
+    if _NANO % q.value.denominator or q.value.numerator.bit_length() > 62:
+        return parse_quantity(text)
+    return quantity_of(q.value, _format_of(text))
+
+
+def _format_of(text: str) -> str:
+    """The format ParseQuantity gives a canonical text (Ki…Ei: binary; an exponent; else decimal)."""
+    if text.endswith("i"):
+        return BINARY_SI
+    return DECIMAL_EXPONENT if "e" in text else DECIMAL_SI
+
+
+_DECIMAL_SUFFIXES = ("", "k", "M", "G", "T", "P", "E")
+_BINARY_SUFFIXES = ("", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei")
+_NANO = 10**9
+
+
+def canonical(q: Quantity) -> str:
+    """Quantity.canonical() (Go's CanonicalizeBytes), in integer arithmetic for the values quota
+    sums are made of: whole nano units in decimal or whole bytes in binary format. Anything else
+    goes to Quantity.canonical(); tests/unit/controllers/test_quota_controller.py holds them equal."""
+    v = q.value
+    num, den = v.numerator, v.denominator
+    if num <= 0 or num.bit_length() > 120:
+        return q.canonical()
+    if q.format == BINARY_SI and den == 1 and num >= 1024:
+        i = 0
+        while i < 6 and num % 1024 == 0:
+            num //= 1024
+            i += 1
+        return f"{num}{_BINARY_SUFFIXES[i]}"
+    if q.format != DECIMAL_SI or _NANO % den:
+        return q.canonical()
+    n = num * (_NANO // den)     # in nano units
+    groups = 0
+    while groups < 9 and n % 1000 == 0:
+        n //= 1000
+        groups += 1
+    return f"{n}{('n', 'u', 'm')[groups]}" if groups < 3 else f"{n}{_DECIMAL_SUFFIXES[groups - 3]}"
+
+
 def _chain(*parts: Iterable[dict]) -> Iterable[dict]:
     for part in parts:
         yield from part
@@ -190,6 +239,10 @@ def admission_error_for(store: MemoryStore, er_cache, obj: dict, pending: list[d
         scope_match = partial(accounting.pod_matches_scopes, obj)   # k8s: podMatchesScopeFunc
     else:
         batch.index_pending(pending)
+        if not obj["metadata"].get("creationTimestamp"):
+            # k8s: BeforeCreate (FillObjectMetaSystemFields) stamps the object before admission, and
+            # the oldest-special-claim rule reads it; drasim's store stamps it later, with this time.
+            obj = dict(obj, metadata=dict(obj["metadata"], creationTimestamp=store.clock.timestamp()))
         pods_by_uid, peers = batch.owner_and_peers(obj)
         delta = accounting.claim_usage(obj, pods_by_uid=pods_by_uid, claims_in_namespace=peers, cache=er_cache)
         matching = partial(accounting.claim_matching_resources, cache=er_cache)

@@ -23,7 +23,9 @@ v1.37 itself does not recount on:
 - "not replenished": a pod deleted or finished while the quota tracks no pod resource (a
   claims-only quota), which changes what its special claims pay;
 - "charged, not counted": a claim charged under an implicit extended-resource key that the claim
-  evaluator does not count (its class has no explicit name), so a recount drops it again.
+  evaluator does not count (its class has no explicit name), so a recount drops it again;
+- "exemption moved": a new special claim of a pod wins the oldest-then-smallest-name tie
+  (getVerifiedPodUsage), so an earlier one now pays in full; admission charges only the new one.
 """
 from __future__ import annotations
 
@@ -155,6 +157,17 @@ class Model:
         return accounting.claim_usage(obj, pods_by_uid={p["metadata"]["uid"]: p for p in pods},
                                       claims_in_namespace=claims, cache=self.cp.er_cache)
 
+    def others_changed(self, new_claim: dict) -> bool:
+        """Whether creating *new_claim* changes what the namespace's other claims pay (a special
+        claim of the same pod that wins the oldest-then-smallest-name tie takes the exemption)."""
+        ns = new_claim["metadata"]["namespace"]
+        pods = {p["metadata"]["uid"]: p for p in self.cp.store.list("Pod", ns)}
+        claims = [c for c in self.cp.store.list("ResourceClaim", ns)
+                  if c["metadata"]["name"] != new_claim["metadata"]["name"]]
+        def usage(c, peers):
+            return accounting.claim_usage(c, pods_by_uid=pods, claims_in_namespace=peers, cache=self.cp.er_cache)
+        return any(usage(c, claims) != usage(c, claims + [new_claim]) for c in claims)
+
     def decide(self, obj: dict, pending: list[dict], status: dict) -> str | None:
         """The v1.37 decision against *status* (charged into it when admitted)."""
         ns = obj["metadata"]["namespace"]
@@ -226,7 +239,9 @@ def run(op_list, check_recount: bool = True) -> None:
                     continue
                 target = pods[op[1] % len(pods)]
                 obj = make_pod(target["metadata"]["name"], target["metadata"]["namespace"], op[2])
-            prepared = dict(obj, metadata=dict(obj["metadata"], uid=f"model-{i}"))
+            # k8s stamps uid and creationTimestamp before admission (BeforeCreate)
+            prepared = dict(obj, metadata=dict(obj["metadata"], uid=f"model-{i}",
+                                               creationTimestamp=cp.clock.timestamp()))
             before = copy_status(model.status)
             want = model.decide(prepared, [], model.status)
             try:
@@ -243,6 +258,10 @@ def run(op_list, check_recount: bool = True) -> None:
                 got = str(e)
             if want is None:
                 assert got is None, f"op {i} {op}: refused: {got}"
+                if kind == "claim" and model.others_changed(prepared):
+                    for key in model.status:
+                        if key[0] == obj["metadata"]["namespace"]:
+                            model.stale[key].add("exemption moved")
             else:
                 assert got is not None and got.endswith(f'"{obj["metadata"]["name"]}" is forbidden: {want}'), \
                     f"op {i} {op}: want {want!r}, got {got!r}"
@@ -254,7 +273,8 @@ def run(op_list, check_recount: bool = True) -> None:
             trial = copy_status(model.status)
             want, pending = None, []
             for j, obj in enumerate(objs):
-                prepared = dict(obj, metadata=dict(obj["metadata"], uid=f"model-{i}-{j}"))
+                prepared = dict(obj, metadata=dict(obj["metadata"], uid=f"model-{i}-{j}",
+                                                   creationTimestamp=cp.clock.timestamp()))
                 want = model.decide(prepared, pending, trial)
                 if want is not None:
                     want = f'"{obj["metadata"]["name"]}" is forbidden: {want}'

@@ -180,3 +180,52 @@ def test_sums_print_like_go(cp):
         p["spec"]["containers"][0]["resources"]["requests"]["memory"] = memory
         cp.create(p)
     assert used(cp) == {"requests.memory": "2560Mi", "requests.cpu": "1500m"}
+
+
+from hypothesis import example, given, strategies as st  # noqa: E402
+
+from drasim.api.quantity import BINARY_SI, DECIMAL_EXPONENT, DECIMAL_SI, Quantity  # noqa: E402
+from drasim.controllers.quotaadmission import _reread, canonical  # noqa: E402
+
+
+@given(st.integers(-(10**30), 10**30), st.sampled_from([1, 1000, 10**6, 10**9, 3, 1024]),
+       st.sampled_from([DECIMAL_SI, BINARY_SI, DECIMAL_EXPONENT]))
+@example(2**60, 1, BINARY_SI)            # 1Ei: the last binary suffix
+@example(3 * 2**70, 1, BINARY_SI)        # past it: 3072Ei
+@example(5 * 10**21, 1, DECIMAL_SI)      # past E: 5000E
+@example(1, 10**9, DECIMAL_SI)           # 1n
+def test_fast_canonical_is_canonical(numerator, denominator, fmt):
+    """The integer-arithmetic form admission writes status.used with equals Quantity.canonical(),
+    and what _reread says the next request reads back is what parsing the text gives (Go re-parses it)."""
+    from fractions import Fraction
+    from drasim.api.quantity import parse_quantity
+    q = Quantity(Fraction(numerator, denominator), fmt)
+    text = canonical(q)
+    assert text == q.canonical()
+    back, want = _reread(q, text), parse_quantity(text)
+    assert (back.value, back.format) == (want.value, want.format)
+
+
+def test_second_special_claim_of_a_pod_pays_in_full(cp):
+    """KEP-5004 getVerifiedPodUsage: without a claim status on the pod only the oldest special
+    claim (then the smaller name) is exempted. k8s stamps creationTimestamp before admission
+    (BeforeCreate), so a second claim created in the same second loses the tie on its name."""
+    from drasim.scheduler.plugins.extendedresources import EXTENDED_RESOURCE_CLAIM_ANNOTATION
+    cp.run_phase([doc({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
+                       "spec": {"extendedResourceName": "example.com/gpu"}})])
+    cp.create(quota({"requests.example.com/gpu": "10"}))
+    cp.settle()
+    p = pod("p")
+    p["spec"]["containers"][0]["resources"] = {"requests": {"example.com/gpu": "1"}, "limits": {"example.com/gpu": "1"}}
+    owner = cp.create(p)
+    for name in ("c1", "c2"):
+        cp.create({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                   "metadata": {"name": name, "namespace": "default",
+                                "annotations": {EXTENDED_RESOURCE_CLAIM_ANNOTATION: "true"},
+                                "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": "p",
+                                                     "uid": owner["metadata"]["uid"], "controller": True}]},
+                   "spec": {"devices": {"requests": [{"name": "r", "exactly": {"deviceClassName": "gpu"}}]}}})
+    assert used(cp) == {"requests.example.com/gpu": "2"}    # the pod's 1, c1 exempted, c2's 1
+    cp.clock.advance(RESYNC_SECONDS)
+    cp.settle()
+    assert used(cp) == {"requests.example.com/gpu": "2"}    # a recount agrees
