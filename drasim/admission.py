@@ -19,7 +19,7 @@ from drasim.api.defaults import apply_defaults
 from drasim.api.fielderrors import forbidden
 from drasim.api.workloaddefaults import prepare_for_create
 from drasim.api.validation import DROPPED_ON_CREATE, validate_object
-from drasim.controllers.quotacontroller import admission_error_for
+from drasim.controllers.quotaadmission import QuotaBatch, admission_error_for
 from drasim.disabledfields import drop_disabled_fields
 from drasim.errors import InputError, InvalidObject, ManifestError
 from drasim.store import MemoryStore, clone
@@ -107,12 +107,13 @@ def prepare(store: MemoryStore, kind: kinds.Kind, obj: dict, old: dict | None, s
 
 
 def admit(store: MemoryStore, er_cache, kind: kinds.Kind, obj: dict, source: str,
-          pending: list[dict] = ()) -> None:
-    """Quota admission of a create (k8s: the ResourceQuota admission plugin); `pending` are the
-    creates admitted before it in the same phase, not stored yet."""
+          pending: list[dict] = (), quota_batch: QuotaBatch | None = None, dry_run: bool = False) -> None:
+    """Quota admission of a create (k8s: the ResourceQuota admission plugin), which charges it to
+    the quotas' status.used; `pending` are the creates admitted before it in the same phase, not
+    stored yet, and `quota_batch` the phase's charges (written by its commit); a dry run charges nothing."""
     if kind.kind not in QUOTA_ADMITTED:
         return
-    message = admission_error_for(store, er_cache, obj, pending)
+    message = admission_error_for(store, er_cache, obj, pending, quota_batch, dry_run)
     if message:
         prefix = f"{source}: " if source else ""
         raise InputError(f'{prefix}{kind.resource} "{obj["metadata"].get("name")}" is forbidden: {message}')

@@ -292,6 +292,7 @@ class ControlPlane:
     def _apply(self, documents: Iterable[Document], owned: bool = False) -> list[dict]:
         prepared: list[tuple[Document, dict, dict | None]] = []
         creates: list[dict] = []
+        quota_batch = admission.QuotaBatch(self.store)   # the phase's quota charges, written once admitted
         operations: list[phaseops.Target] = []
         documents = list(documents)
         for doc in documents:
@@ -322,10 +323,11 @@ class ControlPlane:
                                                              name=md.get("name") or md.get("generateName"))
                 if problem is not None:
                     raise problem
-                admission.admit(self.store, self.er_cache, doc.kind, obj, doc.source, creates)
+                admission.admit(self.store, self.er_cache, doc.kind, obj, doc.source, creates, quota_batch)
                 creates.append(obj)
             prepared.append((doc, obj, old))
         scales = self._check_operations(operations, creates)
+        quota_batch.commit()
         stored: list[dict] = []
         for doc, obj, old in prepared:
             if old is not None:

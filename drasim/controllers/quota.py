@@ -1,10 +1,10 @@
 """ResourceQuota accounting for pods and ResourceClaims, including extended resources
-served by DRA (spec §11), and the quota admission message.
+served by DRA (spec §11), for the quota controller and admission.
 
 k8s: pkg/quota/v1/evaluator/core/pods.go, pkg/quota/v1/evaluator/core/resource_claims.go,
 staging/src/k8s.io/apiserver/pkg/quota/v1/{resources.go,generic/evaluator.go},
-staging/src/k8s.io/apiserver/pkg/admission/plugin/resourcequota/controller.go (CheckRequest),
-pkg/controller/resourcequota/resource_quota_controller.go (syncResourceQuota).
+pkg/controller/resourcequota/resource_quota_controller.go (syncResourceQuota). Admission's
+charging of these usages is in quotaadmission.py.
 
 Quantities follow Go's Quantity.Add: a zero left operand takes the right one's
 format, so `status.used` prints like the first non-zero contribution (1Gi, 500m).
@@ -12,7 +12,8 @@ format, so `status.used` prints like the first non-zero contribution (1Gi, 500m)
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Callable, Iterable, Mapping
+from fractions import Fraction
+from typing import Iterable, Mapping
 
 from drasim.api.extendedresource import (
     IMPLICIT_PREFIX, ExtendedResourceCache, is_dra_extended_resource_name, is_native_resource_name)
@@ -23,7 +24,6 @@ __all__ = [
     "ALLOCATION_RESULTS_MAX_SIZE",
     "CLAIM_OBJECT_COUNT",
     "POD_OBJECT_COUNT",
-    "admission_error",
     "claim_matching_resources",
     "claim_usage",
     "devices_key",
@@ -32,6 +32,7 @@ __all__ = [
     "pod_matching_resources",
     "pod_usage",
     "quota_used",
+    "Usage",
     "verified_pod_usage",
 ]
 
@@ -59,12 +60,20 @@ def devices_key(class_name: str) -> str:
 # --- Go-faithful quantity arithmetic ------------------------------------------------------
 
 
+def quantity_of(value: Fraction, fmt: str) -> Quantity:
+    """Quantity(value, fmt) for a value that is a Fraction already (no copy: admission makes one
+    per key and create)."""
+    q = Quantity.__new__(Quantity)
+    q.value, q.format, q._text = value, fmt, None
+    return q
+
+
 def _add(a: Quantity, b: Quantity) -> Quantity:
-    return Quantity(a.value + b.value, b.format if a.value == 0 else a.format)
+    return quantity_of(a.value + b.value, b.format if a.value == 0 else a.format)
 
 
 def _sub(a: Quantity, b: Quantity) -> Quantity:
-    return Quantity(a.value - b.value, b.format if a.value == 0 else a.format)
+    return quantity_of(a.value - b.value, b.format if a.value == 0 else a.format)
 
 
 def _add_into(into: Usage, other: Mapping[str, Quantity]) -> None:
@@ -393,55 +402,3 @@ def quota_used(quota: dict, pods: Iterable[dict], claims: Iterable[dict], cache:
     used = _parse_list((quota.get("status") or {}).get("used"))
     used.update(new_usage)
     return {k: used[k].canonical() for k in hard if k in used}
-
-
-# --- quota admission (k8s: admission/plugin/resourcequota/controller.go CheckRequest) -------
-
-
-def _pretty(items: Mapping[str, Quantity]) -> str:
-    return ",".join(f"{k}={items[k].canonical()}" for k in sorted(items))
-
-
-def admission_error(quota_list: Iterable[dict], namespace: str, delta_usage: Mapping[str, Quantity], *,
-                    matching: Callable[[list[str]], list[str]] | None = None,
-                    scope_match: Callable[[dict], bool] | None = None) -> str | None:
-    """The Forbidden reason quota admission gives when creating an object whose usage
-    is *delta_usage*, or None if every quota admits it. Quotas are checked in name order.
-
-    *matching* is the object's evaluator MatchingResources (pod_matching_resources, or
-    claim_matching_resources bound to the cache); without it a quota is relevant when
-    it limits a key of *delta_usage*. *scope_match(quota)* says whether the object falls
-    under the quota's scopes (claims: never, for a scoped quota); default: always.
-    The message excludes the `<kind> "<name>" is forbidden: ` prefix the API server adds.
-    """
-    interesting: list[tuple[dict, Usage, Usage]] = []
-    for quota in sorted((q for q in quota_list if (q.get("metadata") or {}).get("namespace") == namespace),
-                        key=lambda q: (q.get("metadata") or {}).get("name", "")):
-        status = quota.get("status") or {}
-        hard = _parse_list(status.get("hard") or (quota.get("spec") or {}).get("hard"))
-        restricted = matching(list(hard)) if matching else [k for k in hard if k in delta_usage]
-        if not restricted or (scope_match is not None and not scope_match(quota)):
-            continue
-        used = _parse_list(status.get("used"))
-        if matching and any(k not in used for k in restricted):
-            name = quota["metadata"].get("name", "")
-            return f"status unknown for quota: {name}, resources: {','.join(sorted(set(restricted)))}"
-        interesting.append((quota, hard, used))
-    if not interesting:
-        return None
-    if negative := sorted(k for k, q in delta_usage.items() if q.value < 0):
-        return f"quota usage is negative for resource(s): {','.join(negative)}"
-    delta = {k: q for k, q in delta_usage.items() if q.value != 0}
-    if not delta:
-        return None
-    for quota, hard, used in interesting:
-        requested = {k: q for k, q in delta.items() if k in hard}
-        exceeded = sorted(k for k, q in requested.items()
-                          if (_add(used[k], q) if k in used else q) > hard[k])
-        if exceeded:
-            return ("exceeded quota: {}, requested: {}, used: {}, limited: {}".format(
-                quota["metadata"].get("name", ""),
-                _pretty({k: requested[k] for k in exceeded}),
-                _pretty({k: used[k] for k in exceeded if k in used}),
-                _pretty({k: hard[k] for k in exceeded})))
-    return None

@@ -138,7 +138,7 @@ class Resources:
             if dry_run:
                 from drasim import admission
                 obj = admission.prepare(self.cp.store, t.kind, obj, None, "", gates=self.cp.options.gates)
-                admission.admit(self.cp.store, self.cp.er_cache, t.kind, obj, "")
+                admission.admit(self.cp.store, self.cp.er_cache, t.kind, obj, "", dry_run=True)
                 return 201, self._dry_run_created(t, obj)
             stored = self.cp.create(obj)
         except InputError as e:

@@ -56,7 +56,9 @@ def test_long_random_workloads_agree(seed):
 def test_the_workloads_exercise_what_they_claim():
     """Guards against a generator that silently stops covering the cases (pods pending and
     placed, quota denying, claims allocated without pods)."""
-    final, history = run(FAST, random_ops(random.Random(1), 400))
+    # Seed 2: with seed 1 the quota, created with no settle after it, is not synced yet when the
+    # next creates arrive, so (as in v1.37) they pass uncharged and it is over its limit for good.
+    final, history = run(FAST, random_ops(random.Random(2), 400))
     assert max(sum(1 for n in h["placements"].values() if n) for h in history) >= 15
     assert any(h["pending"] for h in history)
     assert any("forbidden" in d for d in final["denials"])

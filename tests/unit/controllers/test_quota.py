@@ -8,8 +8,9 @@ import pytest
 from drasim.api.extendedresource import IMPLICIT_PREFIX, ExtendedResourceCache
 from drasim.api.quantity import parse_quantity
 from drasim.controllers.quota import (
-    CLAIM_OBJECT_COUNT, admission_error, claim_matching_resources, claim_usage, pod_matches_scopes,
+    CLAIM_OBJECT_COUNT, claim_matching_resources, claim_usage, pod_matches_scopes,
     pod_matching_resources, pod_usage, quota_used)
+from drasim.controllers.quotaadmission import admission_error
 from drasim.scheduler.plugins.extendedresources import EXTENDED_RESOURCE_CLAIM_ANNOTATION
 
 GPU = "example.com/gpu"
