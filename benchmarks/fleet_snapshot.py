@@ -68,8 +68,8 @@ def read(path: Path) -> list:
         return load_paths([path])
 
 
-def load_only(path: Path) -> dict:
-    """Time reading, applying, settling and forking an existing snapshot file."""
+def load_only(path: Path, fork: bool = True) -> dict:
+    """Time reading, applying, settling and (unless told not to) forking an existing snapshot file."""
     results: dict = {"file": str(path), "MiB": round(path.stat().st_size / 2**20, 1)}
     docs = timed("read", lambda: read(path), results)
     results["objects"] = len(docs)
@@ -80,7 +80,8 @@ def load_only(path: Path) -> dict:
     results["scheduling_attempts"] = loaded.scheduler.attempts
     results["pods_unbound"] = sum(1 for p in loaded.store.list("Pod") if not p["spec"].get("nodeName"))
     del docs
-    timed("fork", loaded.fork, results)
+    if fork:
+        timed("fork", loaded.fork, results)
     results["peak_rss_MiB"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     return results
 
@@ -104,9 +105,10 @@ def main() -> int:
     ap.add_argument("--yaml", action="store_true", help="also write and load the YAML form")
     ap.add_argument("--keep", type=Path, help="write the snapshot files here (default: a temporary folder)")
     ap.add_argument("--load", type=Path, help="only time loading (and forking) this snapshot file")
+    ap.add_argument("--no-fork", action="store_true", help="with --load: do not time forking the loaded plane")
     args = ap.parse_args()
     if args.load:
-        print(json.dumps(load_only(args.load)))
+        print(json.dumps(load_only(args.load, fork=not args.no_fork)))
         return 0
     gc.disable()   # as drasim bench does: nothing the runs allocate is garbage before they end
     folder = args.keep or Path(tempfile.mkdtemp(prefix="fleet-snapshot-"))

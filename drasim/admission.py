@@ -93,7 +93,7 @@ def prepare(store: MemoryStore, kind: kinds.Kind, obj: dict, old: dict | None, s
     if old is None:   # k8s: BeforeCreate names the object and gives it a uid before validation
         if not md.get("name"):
             md["name"] = store.generate_name(kind, md["generateName"], md.get("namespace") or "")
-        md.setdefault("uid", store.new_uid())
+        store.default_uid(md)
     prepare_for_create(obj, old)   # k8s: Job/DaemonSet PrepareForCreate (needs the uid); kept by apply's merge
     errors = validate_object(obj, old, gates) + admin_access_errors(store, kind, obj, pending)
     if errors:

@@ -23,8 +23,9 @@ from drasim.api.quantity import Quantity, QuantityError, parse_quantity
 Errors = list[FieldError]
 
 def byte_len(s: str) -> int:
-    """Length in bytes, as Go's len(string); lone surrogates (not valid UTF-8) count as 3."""
-    return len(s.encode("utf-8", "surrogatepass"))
+    """Length in bytes, as Go's len(string); lone surrogates (not valid UTF-8) count as 3.
+    An ASCII text (str.isascii reads a flag: no scan) is one byte a character: no encoding."""
+    return len(s) if s.isascii() else len(s.encode("utf-8", "surrogatepass"))
 
 
 # --- content/errors.go ---------------------------------------------------------------------------

@@ -159,7 +159,7 @@ def validate_pod(obj: dict, old: dict | None = None) -> Errors:
     # The spec but its nodeName (one per node; checked on its own, in its place) is what the pods
     # of a fleet share: its checks are remembered when clean (validation/memo.py).
     shared = tuple((k, v) for k, v in spec.items() if k != "nodeName")
-    shared_text = repr(shared) if memo.ENABLED else ""   # both parts' key: the spec is written out once
+    shared_text = memo.key_text(shared) if memo.ENABLED else ""   # both parts' key: the spec is written out once
     memo.validate("pod.spec:before-nodeName", shared, lambda out: _pod_spec_first(spec, out), errs, shared_text)
     path = Path("spec")
     node_name = get_str(spec, "nodeName", path, errs)
@@ -168,7 +168,7 @@ def validate_pod(obj: dict, old: dict | None = None) -> Errors:
                                               node_name))
     memo.validate("pod.spec:after-nodeName", (shared, ephemeral_forbidden),
                   lambda out: _pod_spec_rest(spec, ephemeral_forbidden, out), errs,
-                  f"{shared_text}|{ephemeral_forbidden}")
+                  (shared_text, ephemeral_forbidden))
     return errs
 
 

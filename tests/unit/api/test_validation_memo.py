@@ -170,3 +170,47 @@ def test_per_device_node_selection_is_part_of_a_device_key():
     got = with_memo(True, lambda: [errors(SLICE), errors(per_device)])
     assert got == with_memo(False, lambda: [errors(SLICE), errors(per_device)])
     assert got[0] == [] and any("spec.devices[0]" in e for e in got[1])
+
+
+def _typed(value):
+    """A value with its types made visible (1, 1.0 and True apart; 0.0 and -0.0 apart; NaN equal to NaN)."""
+    if isinstance(value, dict):
+        return ("dict", tuple((_typed(k), _typed(v)) for k, v in value.items()))
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(_typed(v) for v in value))
+    if isinstance(value, float):
+        return ("float", repr(value))
+    return (type(value).__name__, value)
+
+
+_scalars = st.one_of(st.none(), st.booleans(), st.integers(-2**70, 2**70), st.sampled_from([0, 1, -1, 2**63, 2**64]),
+                     st.floats(), st.sampled_from([0.0, -0.0, 1.0, float("nan"), float("inf"), -float("inf")]),
+                     st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF, blacklist_categories=()), max_size=4),
+                     st.sampled_from(["null", "1", "true", "NaN", ""]))
+_values = st.recursive(_scalars, lambda inner: st.one_of(
+    st.lists(inner, max_size=3),
+    st.dictionaries(st.one_of(st.text(max_size=3), st.sampled_from([1, None, True])), inner, max_size=3)),
+    max_leaves=12)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.tuples(_values, st.text(max_size=3), st.booleans()), st.tuples(_values, st.text(max_size=3), st.booleans()))
+def test_memo_key_texts_tell_inputs_apart(a, b):
+    """Equal key texts only for equal inputs (types included): orjson's text where it is exact,
+    repr where it is not (NaN and Infinity written as null, non-string keys, big integers)."""
+    if memo.key_text(a) == memo.key_text(b):
+        assert _typed(a) == _typed(b)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_values)
+def test_memo_key_text_of_equal_inputs_is_equal(value):
+    import copy as copying
+    assert memo.key_text((value, "p")) == memo.key_text((copying.deepcopy(value), "p"))
+
+
+@pytest.mark.parametrize("a, b", [((None,), (float("nan"),)), ((None,), (float("inf"),)), ((1,), (1.0,)), ((1,), (True,)),
+                                  ((0.0,), (-0.0,)), (({"a": 1, "b": 2},), ({"b": 2, "a": 1},)), ((2**64,), (float(2**64),)),
+                                  (({1: "a"},), ({"1": "a"},)), ((["null"],), ([None],))])
+def test_memo_key_texts_of_lookalikes_differ(a, b):
+    assert memo.key_text(a) != memo.key_text(b)
