@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from drasim.api.validation.common import (_LABEL_RE, _SUBDOMAIN_RE, TOTAL_ANNOTATION_SIZE_LIMIT, byte_len,
-                                          is_dns1123_label, is_dns1123_subdomain, is_label_value,
-                                          is_qualified_name)
+from drasim.api.validation.common import (_LABEL_RE, _LABEL_VALUE_RE, _SUBDOMAIN_RE, TOTAL_ANNOTATION_SIZE_LIMIT,
+                                          byte_len, is_dns1123_label, is_dns1123_subdomain, is_qualified_name)
 
 # Names are unique, so the name checks' caches miss for every object of a snapshot: for the two
 # usual formats, "no messages" is read off the pattern directly (a name it matches is ASCII, one
@@ -17,6 +16,14 @@ _NAME_IS_CLEAN = {
     is_dns1123_subdomain: lambda name: len(name) <= 253 and _SUBDOMAIN_RE.fullmatch(name) is not None,
     is_dns1123_label: lambda name: len(name) <= 63 and _LABEL_RE.fullmatch(name) is not None,
 }
+
+
+def label_value_clean(value: str) -> bool:
+    """not is_label_value(value), off the pattern: label values are near unique too (one per
+    pod of a fleet), more than is_label_value's cache holds."""
+    return len(value) <= 63 and _LABEL_VALUE_RE.fullmatch(value) is not None
+
+
 _GOOD_TIMES: set[str] = set()   # creationTimestamps that parsed: a snapshot repeats a few
 _GOOD_TIMES_MAX = 10_000
 
@@ -81,7 +88,7 @@ def clean(obj: dict, namespaced: bool, name_fn) -> bool:
         if generation < 0:
             return False
     labels = _string_map(meta, "labels")
-    if labels is None or any(is_qualified_name(k) or is_label_value(v) for k, v in labels):
+    if labels is None or any(is_qualified_name(k) or not label_value_clean(v) for k, v in labels):
         return False
     annotations = _string_map(meta, "annotations")
     if annotations is None or any(is_qualified_name(k.lower()) for k, _ in annotations):
