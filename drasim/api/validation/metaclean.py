@@ -6,24 +6,13 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from drasim.api.validation.common import (_LABEL_RE, _LABEL_VALUE_RE, _SUBDOMAIN_RE, TOTAL_ANNOTATION_SIZE_LIMIT,
-                                          byte_len, is_dns1123_label, is_dns1123_subdomain, is_qualified_name)
+from drasim.api.validation.common import (TOTAL_ANNOTATION_SIZE_LIMIT, byte_len, dns1123_label_clean,
+                                          dns1123_subdomain_clean, is_dns1123_label, is_dns1123_subdomain,
+                                          is_qualified_name, label_value_clean)
 
 # Names are unique, so the name checks' caches miss for every object of a snapshot: for the two
-# usual formats, "no messages" is read off the pattern directly (a name it matches is ASCII, one
-# byte a character, so the byte limit is its length).
-_NAME_IS_CLEAN = {
-    is_dns1123_subdomain: lambda name: len(name) <= 253 and _SUBDOMAIN_RE.fullmatch(name) is not None,
-    is_dns1123_label: lambda name: len(name) <= 63 and _LABEL_RE.fullmatch(name) is not None,
-}
-
-
-def label_value_clean(value: str) -> bool:
-    """not is_label_value(value), off the pattern: label values are near unique too (one per
-    pod of a fleet), more than is_label_value's cache holds."""
-    return len(value) <= 63 and _LABEL_VALUE_RE.fullmatch(value) is not None
-
-
+# usual formats, "no messages" is read off the pattern (common.dns1123_subdomain_clean).
+_NAME_IS_CLEAN = {is_dns1123_subdomain: dns1123_subdomain_clean, is_dns1123_label: dns1123_label_clean}
 _GOOD_TIMES: set[str] = set()   # creationTimestamps that parsed: a snapshot repeats a few
 _GOOD_TIMES_MAX = 10_000
 
