@@ -95,7 +95,8 @@ def prepare(store: MemoryStore, kind: kinds.Kind, obj: dict, old: dict | None, s
             md["name"] = store.generate_name(kind, md["generateName"], md.get("namespace") or "")
         store.default_uid(md)
     prepare_for_create(obj, old)   # k8s: Job/DaemonSet PrepareForCreate (needs the uid); kept by apply's merge
-    errors = validate_object(obj, old, gates) + admin_access_errors(store, kind, obj, pending)
+    # obj is the decoded body (decode_body, here or by the caller): see status_decoded.
+    errors = validate_object(obj, old, gates, status_decoded=True) + admin_access_errors(store, kind, obj, pending)
     if errors:
         name = md.get("name") or md.get("generateName") or ""
         raise InvalidObject(kind.kind_group, name if isinstance(name, str) else "", errors, source)
