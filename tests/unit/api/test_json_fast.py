@@ -167,3 +167,37 @@ def test_long_digit_probe_sees_runs_across_chunks(parts, chunk):
         assert loader._has_long_digits(data) == (re.search(rb"[0-9]{19}", data) is not None)
     finally:
         loader._PROBE_CHUNK = old
+
+
+def test_a_json_fifo_is_read_not_mapped(tmp_path):
+    """A FIFO (or pipe) named .json cannot be mapped: it is read, once, as before."""
+    import os
+    import threading
+    fifo = tmp_path / "piped.json"
+    os.mkfifo(fifo)
+    text = json.dumps({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n"}})
+    writer = threading.Thread(target=lambda: fifo.write_text(text))
+    writer.start()
+    docs = loader.load_file(fifo)
+    writer.join()
+    assert [d.obj for d in docs] == [json.loads(text)]
+
+
+def test_a_mapped_file_is_closed_after_reading(tmp_path, monkeypatch):
+    """Files are mapped, and the map is closed whether the file parses or is refused (a view
+    left open would make closing it fail)."""
+    maps = []
+    real = loader.mmap.mmap
+
+    def tracked(*args, **kwargs):
+        maps.append(real(*args, **kwargs))
+        return maps[-1]
+
+    monkeypatch.setattr(loader.mmap, "mmap", tracked)
+    path = tmp_path / "a.json"
+    path.write_bytes(b'{"a": [1, 2]}')
+    assert loader._parse_json_file(path) == [{"a": [1, 2]}]
+    path.write_bytes(b'{"a": ')
+    with pytest.raises(ManifestError, match="invalid JSON"):
+        loader._parse_json_file(path)
+    assert len(maps) == 2 and all(m.closed for m in maps)
