@@ -96,10 +96,10 @@ def prepare(store: MemoryStore, kind: kinds.Kind, obj: dict, old: dict | None, s
     if old is None:   # k8s: BeforeCreate names the object and gives it a uid before validation
         if not md.get("name"):
             md["name"] = store.generate_name(kind, md["generateName"], md.get("namespace") or "")
-        if not md.get("uid"):
-            md["uid"] = store.new_uid()
+        store.default_uid(md)
     prepare_for_create(obj, old)   # k8s: Job/DaemonSet PrepareForCreate (needs the uid); kept by apply's merge
-    errors = validate_object(obj, old, gates) + admin_access_errors(store, kind, obj, pending)
+    # obj is the decoded body (decode_body, here or by the caller): see status_decoded.
+    errors = validate_object(obj, old, gates, status_decoded=True) + admin_access_errors(store, kind, obj, pending)
     if errors:
         name = md.get("name") or md.get("generateName") or ""
         raise InvalidObject(kind.kind_group, name if isinstance(name, str) else "", errors, source)

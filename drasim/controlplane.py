@@ -335,7 +335,8 @@ class ControlPlane:
                 stored.append(self._update(doc.kind, obj))
                 continue
             self.clock.advance(1)   # a later document gets a later creationTimestamp
-            obj["metadata"].setdefault("creationTimestamp", self.clock.timestamp())
+            if "creationTimestamp" not in obj["metadata"]:   # a snapshot's objects have theirs: none formatted
+                obj["metadata"]["creationTimestamp"] = self.clock.timestamp()
             try:
                 stored.append(self.store.create(obj, copy=False))
             except StoreError as e:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import gc
 import json
 import math
+import mmap
 import os
 import re
 import sys
@@ -167,21 +168,57 @@ def manifest_files(paths: list[str | Path]) -> list[Path]:
 
 def _read(path: Path) -> str:
     """The text of a manifest path, standard input for `-`. Read once, whole: a pipe cannot be re-read."""
+    return _decode(path, _read_bytes(path))
+
+
+def _read_bytes(path: Path) -> bytes:
     try:
         if str(path) == STDIN:
-            data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
-        else:
-            with open(path, "rb") as f:
+            return sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError as e:
+        raise _cannot_read(path, e) from None
+
+
+def _cannot_read(path: Path, e: OSError) -> ManifestError:
+    if isinstance(e, PermissionError):
+        return _permission_denied(path)
+    if isinstance(e, IsADirectoryError):
+        return ManifestError(f"{path}: is a directory")
+    return ManifestError(f"{path}: cannot read: {e.strerror or e}")
+
+
+@contextmanager
+def _mapped(path: Path):
+    """The bytes of a file, mapped rather than read when it can be (a regular, non-empty file):
+    the parser then reads the page cache itself — no copy, and a fault per 16 pages instead of
+    one per page of a fresh buffer (a fleet snapshot is close to a GiB). A pipe, FIFO or empty
+    file is read as _read_bytes reads it, with its words for errors."""
+    try:
+        with open(path, "rb") as f:
+            try:
+                mapped = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            except (ValueError, OSError):
+                mapped = None
+            if mapped is None:
                 data = f.read()
+    except OSError as e:
+        raise _cannot_read(path, e) from None
+    if mapped is None:
+        yield data
+        return
+    try:
+        yield mapped
+    finally:
+        mapped.close()
+
+
+def _decode(path: Path, data: bytes) -> str:
+    try:
         return data.decode("utf-8")
-    except PermissionError:
-        raise _permission_denied(path) from None
-    except IsADirectoryError:
-        raise ManifestError(f"{path}: is a directory") from None
     except UnicodeDecodeError as e:
         raise ManifestError(f"{path}: cannot read: not UTF-8 text ({e.reason} at byte {e.start})") from None
-    except OSError as e:
-        raise ManifestError(f"{path}: cannot read: {e.strerror or e}") from None
 
 
 def source_name(path: Path) -> str:
@@ -214,7 +251,9 @@ def _no_constants(word: str):
 # 1,024 levels (below Go's 10,000, so no depth check is needed after it). Anything it refuses
 # goes the json module's way, which words the error (tests/unit/api/test_json_fast.py).
 _DIGITS_AS_ZERO = str.maketrans("123456789", "000000000")
+_BYTE_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
 _LONG_DIGITS = "0" * 19   # translate and find: 4x faster than a regex over the text
+_PROBE_CHUNK = 1 << 16    # bytes probed at a time: below malloc's mmap threshold (128 KiB), so one heap buffer is reused; larger ones are mapped and faulted in afresh each time
 
 
 def _load_json_fast(text: str):
@@ -225,6 +264,35 @@ def _load_json_fast(text: str):
         return orjson.loads(text)   # a str with lone surrogates is refused too: not UTF-8
     except orjson.JSONDecodeError:
         return _SLOW
+
+
+def _has_long_digits(data) -> bool:
+    """A run of 19 digits or more anywhere in the bytes (or mapped file), probed a chunk at a
+    time (chunks overlap by 18 bytes, so a run across a boundary is seen whole in one of them)."""
+    long_run = _LONG_DIGITS.encode()
+    step = _PROBE_CHUNK
+    for start in range(0, max(len(data), 1), step):
+        if data[start:start + step + len(long_run) - 1].translate(_BYTE_DIGITS_AS_ZERO).find(long_run) >= 0:
+            return True
+    return False
+
+
+def _load_json_file(path: Path, data):
+    """The value of a .json file's bytes (or mapped file). orjson reads them directly, checking
+    UTF-8 itself, so a large file is neither decoded to a str nor copied for the big-integer
+    probe (on a fleet snapshot those copies are gigabytes of fresh memory); whatever orjson
+    refuses, and a text with a run of 19 digits, is decoded (wording a UTF-8 error as _read
+    does) and goes the json module's way, as _load_json would take it
+    (tests/unit/api/test_json_fast.py)."""
+    if not _has_long_digits(data):
+        try:
+            if isinstance(data, bytes):
+                return orjson.loads(data)
+            with memoryview(data) as view:   # released before the map is closed
+                return orjson.loads(view)
+        except orjson.JSONDecodeError:
+            pass
+    return _load_json_slow(_decode(path, bytes(data)))
 
 
 _SLOW = object()
@@ -274,6 +342,16 @@ def gc_paused(freeze: bool = False):
 
 
 _BULK_ALLOCATIONS = 200_000   # objects tracked since the pause began: a snapshot, not a manifest
+
+
+def _parse_json_file(path: Path) -> list:
+    """The document of a .json file, as _parse reads its text (same values, same errors)."""
+    with _mapped(path) as data:
+        try:
+            return [_load_json_file(path, data)]
+        except (json.JSONDecodeError, nesting.TooDeep, _NotJSON):
+            text = _decode(path, bytes(data))
+    return _parse(path, text)[0]   # words the error, from the text
 
 
 def _parse(path: Path, text: str) -> tuple[list, bool]:
@@ -464,11 +542,15 @@ def load_file(path: Path, skipped: list[str] | None = None) -> list[Document]:
 
 
 def _load_file(path: Path, skipped: list[str] | None) -> list[Document]:
-    text = _read(path)
     where = source_name(path)
     docs: list[Document] = []
-    budget = _Budget(text)
-    values, is_json = _parse(Path(where), text)
+    if path.suffix == ".json" and str(path) != STDIN:
+        values, is_json, budget = _parse_json_file(path), True, None   # never read as a str
+    else:
+        text = _read(path)
+        budget = _Budget(text)
+        values, is_json = _parse(Path(where), text)
+        del text
     for number, raw in enumerate(values, start=1):
         for source, obj in _expand(raw, f"{where}#{number}"):
             if not is_json:   # JSON values are JSON already: string keys, no aliases, depth checked

@@ -166,6 +166,15 @@ class MemoryStore:
         h = "%032x" % ((self._rng.getrandbits(128) & _UUID_CLEAR) | _UUID_V4)
         return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
+    def default_uid(self, md: dict) -> None:
+        """md.setdefault("uid", self.new_uid()) as it was written, generator draw included when a
+        uid is there already (so later uids and generated names stay the same), but without
+        formatting a uid that is not used: a snapshot's objects all come with theirs."""
+        if md.get("uid"):   # an empty one is no uid
+            self._rng.getrandbits(128)
+        else:
+            md["uid"] = self.new_uid()
+
     def generate_name(self, kind: Kind, base: str, namespace: str) -> str:
         """k8s: names.SimpleNameGenerator — base (cut to 58) plus 5 random characters, unused so far.
 
@@ -215,9 +224,9 @@ class MemoryStore:
         table = self._objects[kind.kind]
         if key in table:
             raise already_exists(kind, md["name"])
-        if not md.get("uid"):
-            md["uid"] = self.new_uid()
-        md.setdefault("creationTimestamp", self.clock.timestamp())
+        self.default_uid(md)
+        if "creationTimestamp" not in md:   # not formatted for a snapshot's objects, which have one
+            md["creationTimestamp"] = self.clock.timestamp()
         if kind.kind not in _NO_GENERATION:
             md.setdefault("generation", 1)
         before = self._revision

@@ -44,9 +44,13 @@ VALIDATORS: dict[str, Validator] = {
 }
 
 
-def validate_object(obj: object, old: object = None, gates: Mapping[str, bool] | None = None) -> list[FieldError]:
+def validate_object(obj: object, old: object = None, gates: Mapping[str, bool] | None = None,
+                    status_decoded: bool = False) -> list[FieldError]:
     """Validate a create (old is None) or an update; unknown kinds are not validated.
-    *gates*: the API server's feature gates (None: v1.37's defaults)."""
+    *gates*: the API server's feature gates (None: v1.37's defaults). *status_decoded*: obj's
+    body went through strict decoding (admission): a Pod's status shape checks then find
+    nothing — every field they read is a string in the Go types, every list item an object or
+    null (tests/unit/api/test_validation_status.py) — and are skipped; defaults only add strings."""
     if not isinstance(obj, dict):
         return [invalid(Path(), obj, "must be an object")]
     validator = VALIDATORS.get(obj.get("kind")) if isinstance(obj.get("kind"), str) else None
@@ -57,7 +61,7 @@ def validate_object(obj: object, old: object = None, gates: Mapping[str, bool] |
         errors = validator(obj, old if isinstance(old, dict) else None)
     finally:
         LIST_TYPE_ATTRIBUTES.reset(token)
-    if old is None and "status" in obj:
+    if old is None and "status" in obj and not (status_decoded and obj.get("kind") == "Pod"):
         errors.extend(validate_status(obj))
     return errors
 

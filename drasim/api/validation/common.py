@@ -23,8 +23,9 @@ from drasim.api.quantity import Quantity, QuantityError, parse_quantity
 Errors = list[FieldError]
 
 def byte_len(s: str) -> int:
-    """Length in bytes, as Go's len(string); lone surrogates (not valid UTF-8) count as 3."""
-    return len(s.encode("utf-8", "surrogatepass"))
+    """Length in bytes, as Go's len(string); lone surrogates (not valid UTF-8) count as 3.
+    An ASCII text (str.isascii reads a flag: no scan) is one byte a character: no encoding."""
+    return len(s) if s.isascii() else len(s.encode("utf-8", "surrogatepass"))
 
 
 # --- content/errors.go ---------------------------------------------------------------------------
@@ -74,6 +75,19 @@ def is_dns1123_subdomain(value: str) -> tuple[str, ...]:
     return tuple(errs)
 
 
+# "No messages" read off the patterns, for values too many and too unique for the caches above
+# (every object's name, every pod's nodeName and label values of a fleet): a value a pattern
+# matches is ASCII, one byte a character, so the byte limit is its length.
+def dns1123_subdomain_clean(value: str) -> bool:
+    """not is_dns1123_subdomain(value)."""
+    return len(value) <= 253 and _SUBDOMAIN_RE.fullmatch(value) is not None
+
+
+def dns1123_label_clean(value: str) -> bool:
+    """not is_dns1123_label(value)."""
+    return len(value) <= 63 and _LABEL_RE.fullmatch(value) is not None
+
+
 # --- content/kube.go -----------------------------------------------------------------------------
 _LABEL_KEY_FMT = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 _LABEL_KEY_MSG = "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character"
@@ -107,6 +121,11 @@ def is_qualified_name(value: str) -> tuple[str, ...]:
     if not _LABEL_KEY_RE.fullmatch(name):
         errs.append("name part " + regex_error(_LABEL_KEY_MSG, _LABEL_KEY_FMT, "MyName", "my.name", "123-abc"))
     return tuple(errs)
+
+
+def label_value_clean(value: str) -> bool:
+    """not is_label_value(value) (see dns1123_subdomain_clean)."""
+    return len(value) <= 63 and _LABEL_VALUE_RE.fullmatch(value) is not None
 
 
 @lru_cache(maxsize=8192)

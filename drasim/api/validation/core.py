@@ -163,7 +163,7 @@ def validate_pod(obj: dict, old: dict | None = None) -> Errors:
     memo.validate("pod.spec:before-nodeName", shared, lambda out: _pod_spec_first(spec, out), errs, shared_text)
     path = Path("spec")
     node_name = get_str(spec, "nodeName", path, errs)
-    if isinstance(node_name, str) and node_name:
+    if isinstance(node_name, str) and node_name and not common.dns1123_subdomain_clean(node_name):
         errs.extend(common.messages_as_errors(common.is_dns1123_subdomain(node_name), path.child("nodeName"),
                                               node_name))
     memo.validate("pod.spec:after-nodeName", (shared, ephemeral_forbidden),
@@ -398,11 +398,17 @@ def validate_node(obj: dict, old: dict | None = None) -> Errors:
         _validate_node_taints(taints, Path("spec", "taints"), errs)
     status = get_dict(obj, "status", Path(), errs)
     if isinstance(status, dict):
-        for key in ("capacity", "allocatable"):
-            values = get_dict(status, key, Path("status"), errs)
-            for name in sorted(values, key=str) if isinstance(values, dict) else ():
-                validate_quantity_value(str(name), values[name], Path("status", key, str(name)), errs)
+        # The nodes of a fleet report the same capacity: its checks are remembered when clean.
+        memo.validate("node.status:capacity,allocatable", (status.get("capacity"), status.get("allocatable")),
+                      lambda out: _node_quantities(status, out), errs)
     return errs
+
+
+def _node_quantities(status: dict, errs: Errors) -> None:
+    for key in ("capacity", "allocatable"):
+        values = get_dict(status, key, Path("status"), errs)
+        for name in sorted(values, key=str) if isinstance(values, dict) else ():
+            validate_quantity_value(str(name), values[name], Path("status", key, str(name)), errs)
 
 
 def validate_namespace(obj: dict, old: dict | None = None) -> Errors:

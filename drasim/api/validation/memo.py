@@ -28,10 +28,10 @@ key_text = json_key   # the inputs' text (drasim/api/decodedjson.py)
 
 
 def validate(part: str, inputs: tuple, check: Callable[[list[FieldError]], None], errs: list[FieldError],
-             text: str | None = None) -> None:
+             text: bytes | str | tuple | None = None) -> None:
     """check(errors) appends the errors of one part of an object's validation; `inputs` is
     everything that part reads (sub-objects, path texts, flags). `text`: key_text(inputs), or
-    any text that tells the inputs apart as well, when the caller has it already."""
+    any key that tells the inputs apart as well, when the caller has it already."""
     if not ENABLED:
         check(errs)
         return

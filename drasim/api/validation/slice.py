@@ -78,25 +78,14 @@ def _validate_spec(spec: dict, old: dict | None, path: Path, errs: Errors) -> No
 
     devices = get_list(spec, "devices", path, errs)
     devices = devices if isinstance(devices, list) else []
-    limit = MAX_DEVICES_WITH_ADVANCED_FEATURES if _has_advanced_features(devices) else MAX_DEVICES
-    dpath = path.child("devices")
-    if len(devices) > limit:
-        errs.append(too_many(dpath, len(devices), limit))
+    per_device = spec.get("perDeviceNodeSelection") is True
+    if old is None:
+        # A create: the devices' checks read the list and perDeviceNodeSelection only, and the
+        # slices of a fleet list the same devices: remembered when clean, as one list.
+        memo.validate("slice.devices", (devices, str(path), per_device),
+                      lambda out: _validate_devices(devices, {}, path, per_device, out), errs)
     else:
-        per_device = spec.get("perDeviceNodeSelection") is True
-        old_devices = _devices_by_name(old)
-        names = []
-        for i, device, p in dict_items(devices, dpath, errs):
-            name = device.get("name")
-            names.append((i, name))
-            old_device = old_devices.get(name) if isinstance(name, str) else None
-            if old_device is None:
-                # The slices of a fleet list the same devices: their checks are remembered when clean.
-                memo.validate("slice.device", (device, str(p), per_device),
-                              lambda out: _validate_device(device, None, p, per_device, out), errs)
-            else:
-                _validate_device(device, old_device, p, per_device, errs)
-        check_unique(names, dpath, errs)
+        _validate_devices(devices, _devices_by_name(old), path, per_device, errs)
 
     counter_sets = check_list(spec, "sharedCounters", path, MAX_COUNTER_SETS, errs)
     names = []
@@ -105,6 +94,27 @@ def _validate_spec(spec: dict, old: dict | None, path: Path, errs: Errors) -> No
         _validate_named_counters(cs, "name", p, MAX_COUNTERS_PER_SET, errs)
     check_unique(names, path.child("sharedCounters"), errs)
     validate_partition_type_attribute(spec, path, errs)
+
+
+def _validate_devices(devices: list, old_devices: dict, path: Path, per_device: bool, errs: Errors) -> None:
+    """The device list's checks: its length, each device (against its old self, by name), unique names."""
+    limit = MAX_DEVICES_WITH_ADVANCED_FEATURES if _has_advanced_features(devices) else MAX_DEVICES
+    dpath = path.child("devices")
+    if len(devices) > limit:
+        errs.append(too_many(dpath, len(devices), limit))
+        return
+    names = []
+    for i, device, p in dict_items(devices, dpath, errs):
+        name = device.get("name")
+        names.append((i, name))
+        old_device = old_devices.get(name) if isinstance(name, str) else None
+        if old_device is None:
+            # The slices of a fleet list the same devices: their checks are remembered when clean.
+            memo.validate("slice.device", (device, str(p), per_device),
+                          lambda out: _validate_device(device, None, p, per_device, out), errs)
+        else:
+            _validate_device(device, old_device, p, per_device, errs)
+    check_unique(names, dpath, errs)
 
 
 def _get(obj: dict, *keys: str):

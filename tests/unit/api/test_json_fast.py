@@ -99,3 +99,105 @@ def test_the_fast_path_is_taken_for_ordinary_documents():
     assert loader._load_json_fast('{"kind": "Pod", "n": [1, 2.5, null, true]}') == {"kind": "Pod", "n": [1, 2.5, None, True]}
     for odd in ('[12345678901234567890]', '[NaN]', '"\\ud800"', "[" * 2000 + "]" * 2000):
         assert loader._load_json_fast(odd) is loader._SLOW
+
+
+# -- .json files read as bytes (loader._parse_json_file) -----------------------------------
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+from drasim.errors import ManifestError
+
+
+def file_outcome(read, data: bytes):
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "snapshot.json"
+        path.write_bytes(data)
+        try:
+            return ("value", typed(read(path)))
+        except ManifestError as e:
+            return ("refused", str(e).replace(folder, "DIR"))
+
+
+def text_path_value(path):
+    """What a .json file gave before it was read as bytes: decoded, then _parse's text path."""
+    values, is_json = loader._parse(path, loader._read(path))
+    assert is_json
+    return values
+
+
+def same_file_outcome(data: bytes) -> None:
+    assert file_outcome(loader._parse_json_file, data) == file_outcome(text_path_value, data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(values, st.integers(0, 10_000), st.sampled_from([b"", b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xef\xbb\xbf",
+                                                        b"\x00", b"9" * 19, b"NaN", b"}", b'"', b"\\u", b"\xe2\x80\xa8"]),
+       st.integers(0, 3), st.booleans())
+def test_json_files_read_as_bytes_alike(value, at, insert, cut, ascii_only):
+    """Generated documents, their byte mutations (invalid UTF-8, BOMs, long digit runs, broken
+    syntax): the bytes path gives the text path's values, or refuses with its words."""
+    data = json.dumps(value, ensure_ascii=ascii_only).encode("utf-8", "surrogatepass")
+    at %= len(data) + 1
+    same_file_outcome(data[:at] + insert + data[at + cut:])
+
+
+@pytest.mark.parametrize("data", [
+    b'\xef\xbb\xbf{"a": 1}', b'{"a": "\xff"}', b'{"a": "\xed\xa0\x80"}', b"[12345678901234567890]",
+    b"[NaN]", b"", b"[" * 1025 + b"]" * 1025, b"[" * (nesting.MAX_DEPTH + 1) + b"]" * (nesting.MAX_DEPTH + 1),
+    b'{"kind": "List", "items": [{"a": 1}]}', b'{"a": 1}\n{"b": 2}', b'"\\ud800"',
+])
+def test_json_file_corner_cases_read_alike(data):
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(10_000)   # typed() walks 1,025 levels
+    try:
+        same_file_outcome(data)
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from([b"1", b"9", b"0", b"12345", b"x", b" ", b"\xff"]), max_size=60), st.integers(1, 40))
+def test_long_digit_probe_sees_runs_across_chunks(parts, chunk):
+    data = b"".join(parts)
+    old = loader._PROBE_CHUNK
+    loader._PROBE_CHUNK = chunk
+    try:
+        assert loader._has_long_digits(data) == (re.search(rb"[0-9]{19}", data) is not None)
+    finally:
+        loader._PROBE_CHUNK = old
+
+
+def test_a_json_fifo_is_read_not_mapped(tmp_path):
+    """A FIFO (or pipe) named .json cannot be mapped: it is read, once, as before."""
+    import os
+    import threading
+    fifo = tmp_path / "piped.json"
+    os.mkfifo(fifo)
+    text = json.dumps({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "n"}})
+    writer = threading.Thread(target=lambda: fifo.write_text(text))
+    writer.start()
+    docs = loader.load_file(fifo)
+    writer.join()
+    assert [d.obj for d in docs] == [json.loads(text)]
+
+
+def test_a_mapped_file_is_closed_after_reading(tmp_path, monkeypatch):
+    """Files are mapped, and the map is closed whether the file parses or is refused (a view
+    left open would make closing it fail)."""
+    maps = []
+    real = loader.mmap.mmap
+
+    def tracked(*args, **kwargs):
+        maps.append(real(*args, **kwargs))
+        return maps[-1]
+
+    monkeypatch.setattr(loader.mmap, "mmap", tracked)
+    path = tmp_path / "a.json"
+    path.write_bytes(b'{"a": [1, 2]}')
+    assert loader._parse_json_file(path) == [{"a": [1, 2]}]
+    path.write_bytes(b'{"a": ')
+    with pytest.raises(ManifestError, match="invalid JSON"):
+        loader._parse_json_file(path)
+    assert len(maps) == 2 and all(m.closed for m in maps)

@@ -52,7 +52,13 @@ SLICE = {
                                                            "resource.kubernetes.io/numaNode": {"int": i % 2}},
                           "capacity": {"memory": {"value": "80Gi"}}} for i in range(3)]},
 }
-FIELDS = ["name", "image", "nodeName", "ephemeralContainers", "containers", "resourceClaims", "claims", "limits",
+NODE = {
+    "apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-node-0", "labels": {"zone": "a"}},
+    "spec": {"taints": [{"key": "gpu", "effect": "NoSchedule"}]},
+    "status": {"capacity": {"cpu": "64", "memory": "512Gi", "example.com/gpu": "8", "pods": "110"},
+               "allocatable": {"cpu": "63", "memory": "500Gi", "example.com/gpu": "8", "pods": 110}},
+}
+FIELDS = ["capacity", "allocatable", "cpu", "memory", "pods", "example.com/gpu", "name", "image", "nodeName", "ephemeralContainers", "containers", "resourceClaims", "claims", "limits",
           "operator", "effect", "key", "values", "count", "allocationMode", "requests", "exactly", "firstAvailable",
           "deviceClassName", "selectors", "expression", "matchAttribute", "driver", "conditions", "startTime",
           "tolerationSeconds", "affinity", "tolerations", "devices", "config", "opaque", "parameters", "adminAccess",
@@ -62,7 +68,7 @@ values = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([1.5, 1e30, 2**40]),
               st.sampled_from(["", "x", "gpu", "alt", "a", "Exists", "Equal", "In", "NoExecute", "All", "UPPER",
                                "-x", "a/b", "example.com/gpu", "cpu", "1", "1.5", "nope!", "a" * 70,
-                               "device.driver == 1", "gpu-template", "2026-01-01T00:00:00Z",
+                               "device.driver == 1", "gpu-template", "2026-01-01T00:00:00Z", "-1", "1Gi", "1e3", "0.5m",
                                'device.attributes["gpu.example.com"].roots.includes("c")', "gpu-0", "80Gi",
                                "1.0.0", "H100", "v1"]),
               st.text(max_size=5)),
@@ -114,7 +120,7 @@ def with_memo(enabled: bool, fn):
 
 
 @settings(max_examples=600, deadline=None)
-@given(st.data(), st.sampled_from([POD, CLAIM, SLICE]), st.booleans())
+@given(st.data(), st.sampled_from([POD, CLAIM, SLICE, NODE]), st.booleans())
 def test_mutated_objects_get_the_same_errors_with_the_memo_on_and_off(data, base, list_attributes):
     others = [data.draw(mutated(base)) for _ in range(3)]
     gates = {"DRAListTypeAttributes": list_attributes}
@@ -126,7 +132,7 @@ def test_mutated_objects_get_the_same_errors_with_the_memo_on_and_off(data, base
     assert on == off
 
 
-@pytest.mark.parametrize("base", [POD, CLAIM, SLICE], ids=["pod", "claim", "slice"])
+@pytest.mark.parametrize("base", [POD, CLAIM, SLICE, NODE], ids=["pod", "claim", "slice", "node"])
 def test_the_memo_is_used_and_forgets_nothing_that_matters(base):
     """Not vacuous: a valid original leaves clean entries that an equal object hits; a pod whose
     only difference is its status (ephemeral containers are allowed for a live pod only) or a

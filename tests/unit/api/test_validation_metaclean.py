@@ -18,7 +18,7 @@ values = st.one_of(
     st.none(), st.booleans(), st.integers(-2, 2), st.sampled_from([1.0, 1.5, -1.0, float("nan"), 2e300]),
     st.sampled_from(["", "x", "X", "a.b", "a_b", "-a", "a/b", "/a", "a/", "a/b/c", "Example.com/x", "a" * 64,
                      "a" * 254, "2026-01-01T00:00:00Z", "2026-01-01", "2026-13-01T00:00:00Z", "2026-01-01T00:00:00z",
-                     "x" * 300_000, "é"]),
+                     "x" * 300_000, "é", "a" * 63, "a" * 253, "a\n", "a-", "a.b-c.d", "ab.", "a..b"]),
     st.just({}), st.just({"a": "b"}), st.just({"a": 1}), st.just({1: "a"}), st.just({"a": None}), st.just(["a"]))
 KEYS = ["name", "namespace", "creationTimestamp", "generation", "labels", "annotations", "uid"]
 
@@ -50,3 +50,31 @@ def test_snapshot_metadata_is_clean_by_the_quick_walk():
     assert metaclean.clean({"metadata": META}, True, common.is_dns1123_subdomain)
     assert not metaclean.clean({"metadata": dict(META, namespace="")}, True, common.is_dns1123_subdomain)
     assert metaclean.clean({"metadata": dict(META, namespace="")}, False, common.is_dns1123_subdomain)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(st.characters(min_codepoint=0, max_codepoint=0x10FFFF, blacklist_categories=()), max_size=20))
+def test_byte_len_is_the_utf8_length_with_surrogates_as_three(text):
+    """The ASCII shortcut in byte_len gives Go's len(string) as the encoding does."""
+    assert common.byte_len(text) == len(text.encode("utf-8", "surrogatepass"))
+
+
+@settings(max_examples=800, deadline=None)
+@given(st.one_of(st.sampled_from(["a" * 63, "a" * 64, "a" * 253, "a" * 254, ("a" * 62 + ".") * 4 + "a", "a\n", "a-",
+                                  "-a", "a.b", "a..b", "A", "é", "a_b", "1", "a" * 300]),
+                 st.text(st.sampled_from("ab-.1A\n_é"), min_size=1, max_size=70)),
+       st.sampled_from([common.is_dns1123_subdomain, common.is_dns1123_label]))
+def test_quick_name_check_is_the_name_format_check(name, name_fn):
+    """The pattern shortcut for names says clean exactly when the format check has no message."""
+    from drasim.api.validation import metaclean
+    meta = {"metadata": {"name": name}}
+    assert metaclean.clean(meta, False, name_fn) == (not name_fn(name))
+    quick = common.dns1123_subdomain_clean if name_fn is common.is_dns1123_subdomain else common.dns1123_label_clean
+    assert quick(name) == (not name_fn(name))
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.one_of(st.sampled_from(["", "a" * 63, "a" * 64, "-a", "a-", "a_b", "A.b", "é", "a\n", "a b"]),
+                 st.text(st.sampled_from("aZ9-_.\n é"), max_size=70)))
+def test_quick_label_value_check_is_the_label_value_check(value):
+    assert common.label_value_clean(value) == (not common.is_label_value(value))
