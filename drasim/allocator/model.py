@@ -59,7 +59,7 @@ class DeviceRec:
         self.driver = driver
         self.pool = pool
         self.raw = raw
-        self.capacity: dict[str, CapacityRec] = {k: CapacityRec(v) for k, v in (raw.get("capacity") or {}).items()}
+        self.capacity, self.cap_fits_empty = _capacity(raw.get("capacity"))
         self.allow_multi = bool(raw.get("allowMultipleAllocations"))
         self.consumes: list[tuple[str, dict[str, Fraction]]] = [
             (c.get("counterSet", ""), {n: counter_value(v) for n, v in (c.get("counters") or {}).items()})
@@ -87,7 +87,6 @@ class DeviceRec:
         # refuses every attribute and capacity the CEL input could not represent
         # (tests/unit/api/test_admitted_devices.py).
         self._cel_error: str | None | bool = None if admitted else False
-        self.cap_fits_empty = _fits_without_requests(self.capacity)
         # quickfit.py reads these for every device of a node, each time a pod is tried there:
         # a kind of device the shortcut does not model, and capacity an empty request overflows.
         self.beyond_quick_fit = bool(self.allow_multi or self.consumes or self.taints or self.binding_conditions)
@@ -108,6 +107,27 @@ class DeviceRec:
             from drasim.cel.device import device_error
             self._cel_error = device_error(self.raw)
         return self._cel_error   # type: ignore[return-value]
+
+
+# A fleet's devices repeat a few capacity maps (`memory: 80Gi`): parsed once each. The records
+# and the map are never changed after they are built, so devices share them.
+_CAPACITIES: dict[str, tuple[dict[str, CapacityRec], bool]] = {}
+_NO_CAPACITY: tuple[dict[str, CapacityRec], bool] = ({}, True)
+
+
+def _capacity(raw: dict | None) -> tuple[dict[str, CapacityRec], bool]:
+    """A device's capacity records, and whether a request without capacity requests fits it."""
+    if not raw:
+        return _NO_CAPACITY
+    key = repr(raw)   # any value, decoded or not, tells apart
+    found = _CAPACITIES.get(key)
+    if found is None:
+        records = {k: CapacityRec(v) for k, v in raw.items()}
+        found = (records, _fits_without_requests(records))
+        if len(_CAPACITIES) >= 4096:
+            _CAPACITIES.clear()
+        _CAPACITIES[key] = found
+    return found
 
 
 def _fits_without_requests(capacity: dict[str, CapacityRec]) -> bool:

@@ -1,6 +1,7 @@
 """Resource vectors for node fit. k8s: pkg/scheduler/framework/types.go (Resource)."""
 from __future__ import annotations
 
+from drasim.api.decodedjson import json_key
 from drasim.api.podresources import CPU, MEMORY, is_sidecar, quantity_units, resource_list
 from drasim.api.podresources import pod_requests as _pod_requests
 
@@ -33,13 +34,26 @@ class Resources(dict):
 _REQUESTS: dict[int, tuple[dict, dict[str, int], tuple[int, int]]] = {}
 
 
+# A fleet's pods repeat a few specs, each pod with its own spec object (a snapshot read, a
+# template rendered): what the requests are computed from, by content, too. Stored pods come
+# decoded, so json_key tells their contents apart (drasim/api/decodedjson.py).
+_BY_CONTENT: dict[bytes | str, tuple[dict[str, int], tuple[int, int]]] = {}
+
+
 def _memo(pod: dict) -> tuple[dict, dict[str, int], tuple[int, int]]:
     spec = pod.get("spec") or {}
     hit = _REQUESTS.get(id(spec))
     if hit is None or hit[0] is not spec:
+        key = json_key((spec.get("containers"), spec.get("initContainers"), spec.get("resources"),
+                        spec.get("overhead")))   # all that both computations read
+        found = _BY_CONTENT.get(key)
+        if found is None:
+            if len(_BY_CONTENT) >= 8192:
+                _BY_CONTENT.clear()
+            found = _BY_CONTENT[key] = (_pod_requests(pod), _non_zero_requests(pod))
         if len(_REQUESTS) >= 8192:
             _REQUESTS.clear()
-        hit = _REQUESTS[id(spec)] = (spec, _pod_requests(pod), _non_zero_requests(pod))
+        hit = _REQUESTS[id(spec)] = (spec, found[0], found[1])
     return hit
 
 

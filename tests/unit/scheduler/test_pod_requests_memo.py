@@ -24,6 +24,7 @@ specs = st.fixed_dictionaries({"containers": containers}, optional={
 def test_memoised_requests_equal_the_plain_ones(spec_list, small):
     if small:
         resources._REQUESTS.clear()
+        resources._BY_CONTENT.clear()
     for spec in spec_list:
         pod = {"metadata": {"name": "p"}, "spec": spec}
         for _ in range(2):   # the second ask is answered by the memo
@@ -39,3 +40,18 @@ def test_the_result_is_a_fresh_vector():
     first = pod_requests(pod)
     first["cpu"] = 0
     assert pod_requests(pod)["cpu"] == 1000
+
+
+@settings(max_examples=200, deadline=None)
+@given(containers, st.lists(st.fixed_dictionaries({}, optional={
+    "initContainers": st.lists(st.builds(lambda r: {"name": "i", "image": "i", "resources": {"requests": r}}, requests),
+                               max_size=1),
+    "overhead": requests, "resources": st.builds(lambda r: {"requests": r}, requests)}), min_size=2, max_size=4))
+def test_specs_sharing_containers_keep_their_own_requests(shared, extras):
+    """Specs equal in their containers but not in init containers, overhead or pod-level
+    resources (each a new object, as a snapshot's pods are) each get their own answer, and equal
+    ones share it (the content memo)."""
+    for extra in extras + extras:
+        pod = {"metadata": {"name": "p"}, "spec": {"containers": [dict(c) for c in shared], **extra}}
+        assert pod_requests(pod) == plain_pod_requests(pod)
+        assert non_zero_requests(pod) == _non_zero_requests(pod)
