@@ -23,6 +23,7 @@ from drasim.controllers import workloads
 from drasim.controllers.devicetainteviction import DeviceTaintEvictionController
 from drasim.controllers.disruption import DisruptionController
 from drasim.controllers.namespace import NamespaceController
+from drasim.controllers.quotaadmission import unsynced_quota_warnings
 from drasim.controllers.quotacontroller import QuotaController
 from drasim.controllers.resourceclaim import ResourceClaimController
 from drasim.errors import InputError, ManifestError
@@ -328,7 +329,8 @@ class ControlPlane:
             prepared.append((doc, obj, old))
         scales = self._check_operations(operations, creates)
         quota_batch.commit()
-        self._warn_unsynced_quotas(prepared)
+        self.warnings += unsynced_quota_warnings(
+            [(doc.kind.kind, obj, doc.source) for doc, obj, old in prepared if old is None])
         stored: list[dict] = []
         for doc, obj, old in prepared:
             if old is not None:
@@ -451,30 +453,6 @@ class ControlPlane:
         obj = self._prepare(kind, obj, None, "", owned=owned)
         admission.admit(self.store, self.er_cache, kind, obj, "")
         return self.store.create(obj, copy=False)
-
-    def _warn_unsynced_quotas(self, prepared: list) -> None:
-        """A quota created in a phase limits none of the phase's new pods and claims: quota
-        admission reads status.hard, which only the quota controller's first sync fills
-        (k8s: resourcequota admission CheckRequest, hasUsageStats). Users who write a quota next
-        to their workload usually mean it to limit it, so they are told."""
-        quotas = [(doc, obj) for doc, obj, old in prepared if old is None and doc.kind.kind == "ResourceQuota"]
-        if not quotas:
-            return
-        new_workload: dict[str, int] = {}
-        for doc, obj, old in prepared:
-            unscheduled = doc.kind.kind == "Pod" and not (obj.get("spec") or {}).get("nodeName")
-            unallocated = doc.kind.kind == "ResourceClaim" and not (obj.get("status") or {}).get("allocation")
-            if old is None and (unscheduled or unallocated):
-                ns = obj["metadata"].get("namespace") or "default"
-                new_workload[ns] = new_workload.get(ns, 0) + 1
-        for doc, quota in quotas:
-            ns = quota["metadata"].get("namespace") or "default"
-            if new_workload.get(ns):
-                self.warnings.append(
-                    f'{doc.source}: ResourceQuota "{quota["metadata"]["name"]}" limits none of the '
-                    f'{new_workload[ns]} pods and claims created with it in namespace "{ns}": quota '
-                    f"admission charges a quota only once the quota controller has synced it "
-                    f"(status.hard); create it in an earlier phase for it to limit them")
 
     def unserved(self, kind: kinds.Kind) -> str | None:
         """Why the API server would not serve this kind with the run's gates (None: it is served)."""

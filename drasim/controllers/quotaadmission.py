@@ -257,3 +257,27 @@ def admission_error_for(store: MemoryStore, er_cache, obj: dict, pending: list[d
 
 def _no_scopes(quota: dict) -> bool:
     return not _scope_selectors(quota)
+
+
+def unsynced_quota_warnings(creates: list[tuple[str, dict, str]]) -> list[str]:
+    """(kind, object, source) of a phase's creates -> a warning for each quota created with new
+    pods or claims of its namespace. It limits none of them: quota admission reads status.hard,
+    which only the quota controller's first sync fills (CheckRequest, hasUsageStats), and users
+    who write a quota next to their workload usually mean it to limit it."""
+    new_workload: dict[str, int] = {}
+    for kind, obj, _ in creates:
+        unscheduled = kind == "Pod" and not (obj.get("spec") or {}).get("nodeName")
+        unallocated = kind == "ResourceClaim" and not (obj.get("status") or {}).get("allocation")
+        if unscheduled or unallocated:   # a snapshot's running pods and allocated claims are no news
+            ns = obj["metadata"].get("namespace") or "default"
+            new_workload[ns] = new_workload.get(ns, 0) + 1
+    warnings = []
+    for kind, quota, source in creates:
+        ns = quota["metadata"].get("namespace") or "default"
+        if kind == "ResourceQuota" and new_workload.get(ns):
+            warnings.append(
+                f'{source}: ResourceQuota "{quota["metadata"]["name"]}" limits none of the '
+                f'{new_workload[ns]} pods and claims created with it in namespace "{ns}": quota '
+                f"admission charges a quota only once the quota controller has synced it "
+                f"(status.hard); create it in an earlier phase for it to limit them")
+    return warnings
