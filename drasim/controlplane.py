@@ -329,8 +329,9 @@ class ControlPlane:
             prepared.append((doc, obj, old))
         scales = self._check_operations(operations, creates)
         quota_batch.commit()
-        self.warnings += unsynced_quota_warnings(
-            [(doc.kind.kind, obj, doc.source) for doc, obj, old in prepared if old is None])
+        if any(doc.kind.kind == "ResourceQuota" for doc, _, old in prepared if old is None):
+            self.warnings += unsynced_quota_warnings(
+                [(doc.kind.kind, obj, doc.source) for doc, obj, old in prepared if old is None])
         stored: list[dict] = []
         for doc, obj, old in prepared:
             if old is not None:
