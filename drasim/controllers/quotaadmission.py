@@ -1,6 +1,7 @@
 """Quota admission as kube-apiserver's ResourceQuota plugin does it: the incoming object's usage
 is added to each matching quota's `status.used` and checked against `status.hard`; an admitted
-create writes the quota's new `status.used` back (one quota write, not a recount).
+create writes the quota's new `status.used` back (one quota write, not a recount). Before that,
+each matching quota's evaluator Constraints may refuse the object (pods: pod_constraints_error).
 
 k8s: staging/src/k8s.io/apiserver/pkg/admission/plugin/resourcequota/controller.go
 (CheckRequest for one request; checkQuotas for a batch of waiting requests evaluated against
