@@ -154,9 +154,8 @@ def test_constraints_come_before_usage_stats_and_limits_quota_by_quota():
     assert check([unknown, cpu_first], bare) == "failed quota: a-cpu: must specify requests.cpu for: c"
     assert check([full, cpu_last], bare) == "failed quota: c-cpu: must specify requests.cpu for: c"
     assert check([stored_quota("u", {"cpu": "1"}, {})], bare) == "failed quota: u: must specify cpu for: c"
-    needs_cpu = cpu_last
     fits = pod("y", [container("c", {"cpu": "2"})])
-    assert check([needs_cpu], fits).startswith("exceeded quota: c-cpu, requested: requests.cpu=2")
+    assert check([cpu_last], fits).startswith("exceeded quota: c-cpu, requested: requests.cpu=2")
 
 
 # --- the rule itself, over open-ended pods ----------------------------------------------------
