@@ -1,6 +1,7 @@
 """Quota admission as kube-apiserver's ResourceQuota plugin does it: the incoming object's usage
 is added to each matching quota's `status.used` and checked against `status.hard`; an admitted
-create writes the quota's new `status.used` back (one quota write, not a recount).
+create writes the quota's new `status.used` back (one quota write, not a recount). Before that,
+each matching quota's evaluator Constraints may refuse the object (pods: pod_constraints_error).
 
 k8s: staging/src/k8s.io/apiserver/pkg/admission/plugin/resourcequota/controller.go
 (CheckRequest for one request; checkQuotas for a batch of waiting requests evaluated against
@@ -23,7 +24,7 @@ from drasim.controllers import quota as accounting
 from drasim.controllers.quota import Usage, _add, _parse_list, _scope_selectors, _special_owner_uid, quantity_of
 from drasim.store import MemoryStore
 
-__all__ = ["QuotaBatch", "admission_error", "admission_error_for", "canonical", "check_request"]
+__all__ = ["QuotaBatch", "admission_error", "admission_error_for", "canonical", "check_request", "pod_constraints_error"]
 
 
 def _pretty(items: Mapping[str, Quantity]) -> str:
@@ -34,7 +35,8 @@ def _pretty(items: Mapping[str, Quantity]) -> str:
 def check_request(quotas: Iterable[dict], delta_usage: Mapping[str, Quantity], *,
                   matching: Callable[[list[str]], list[str]] | None = None,
                   scope_match: Callable[[dict], bool] | None = None,
-                  limits: Callable[[dict], tuple[Usage, Usage]] | None = None) -> tuple[str | None, dict[str, Usage]]:
+                  limits: Callable[[dict], tuple[Usage, Usage]] | None = None,
+                  constraints: Callable[[list[str]], str | None] | None = None) -> tuple[str | None, dict[str, Usage]]:
     """k8s CheckRequest for a create whose usage is *delta_usage*, against *quotas* (one
     namespace's, checked in name order): (the Forbidden reason, None if admitted; the new
     `status.used` of each quota the create changes, by quota name).
@@ -44,7 +46,9 @@ def check_request(quotas: Iterable[dict], delta_usage: Mapping[str, Quantity], *
     relevant when it limits a key of *delta_usage*. *scope_match(quota)*: the evaluator's
     Matches scope test (claims: no scopes match); default: always. The message excludes the
     `<kind> "<name>" is forbidden: ` prefix the API server adds. *limits(quota)*: its
-    (status.hard, status.used) as quantities (default: parsed from the quota)."""
+    (status.hard, status.used) as quantities (default: parsed from the quota). *constraints(restricted)*:
+    the evaluator's Constraints, the reason the object fails a matching quota (pods:
+    pod_constraints_error; claims and the default: none)."""
     interesting: list[tuple[dict, Usage, Usage]] = []
     quotas = list(quotas)
     if len(quotas) > 1:
@@ -54,6 +58,8 @@ def check_request(quotas: Iterable[dict], delta_usage: Mapping[str, Quantity], *
         restricted = matching(list(hard)) if matching else [k for k in hard if k in delta_usage]
         if not restricted or (scope_match is not None and not scope_match(quota)):
             continue   # k8s: evaluator.Matches
+        if constraints is not None and (failed := constraints(restricted)):   # k8s: evaluator.Constraints
+            return f"failed quota: {quota['metadata'].get('name', '')}: {failed}", {}
         if matching and any(k not in used for k in restricted):   # k8s: hasUsageStats
             name = quota["metadata"].get("name", "")
             return f"status unknown for quota: {name}, resources: {','.join(sorted(set(restricted)))}", {}
@@ -90,10 +96,11 @@ def _limits_of(quota: dict) -> tuple[Usage, Usage]:
 
 def admission_error(quota_list: Iterable[dict], namespace: str, delta_usage: Mapping[str, Quantity], *,
                     matching: Callable[[list[str]], list[str]] | None = None,
-                    scope_match: Callable[[dict], bool] | None = None) -> str | None:
+                    scope_match: Callable[[dict], bool] | None = None,
+                    constraints: Callable[[list[str]], str | None] | None = None) -> str | None:
     """check_request's reason for the quotas of *namespace* among *quota_list* (None: admitted)."""
     mine = [q for q in quota_list if (q.get("metadata") or {}).get("namespace") == namespace]
-    return check_request(mine, delta_usage, matching=matching, scope_match=scope_match)[0]
+    return check_request(mine, delta_usage, matching=matching, scope_match=scope_match, constraints=constraints)[0]
 
 
 # Parsed limits of stored quota statuses, by identity (a status is parsed once, not per create).
@@ -237,6 +244,7 @@ def admission_error_for(store: MemoryStore, er_cache, obj: dict, pending: list[d
         delta = accounting.pod_usage(obj)
         matching = accounting.pod_matching_resources
         scope_match = partial(accounting.pod_matches_scopes, obj)   # k8s: podMatchesScopeFunc
+        constraints = partial(pod_constraints_error, obj)
     else:
         batch.index_pending(pending)
         if not obj["metadata"].get("creationTimestamp"):
@@ -247,12 +255,46 @@ def admission_error_for(store: MemoryStore, er_cache, obj: dict, pending: list[d
         delta = accounting.claim_usage(obj, pods_by_uid=pods_by_uid, claims_in_namespace=peers, cache=er_cache)
         matching = partial(accounting.claim_matching_resources, cache=er_cache)
         scope_match = _no_scopes    # k8s: generic.MatchesNoScopeFunc
-    error, charged = check_request(quotas, delta, matching=matching, scope_match=scope_match, limits=batch.limits)
+        constraints = None          # k8s: claimEvaluator.Constraints is a no-op
+    error, charged = check_request(quotas, delta, matching=matching, scope_match=scope_match, limits=batch.limits,
+                                   constraints=constraints)
     if error is None and charged:
         batch.charge(namespace, charged)
         if own and not dry_run:
             batch.commit()
     return error
+
+
+# k8s: pods.go validationSet, the quota keys a pod's containers must each set explicitly.
+_VALIDATION_SET = frozenset({"cpu", "memory", "requests.cpu", "requests.memory", "limits.cpu", "limits.memory"})
+
+
+def pod_constraints_error(pod: dict, restricted: Iterable[str]) -> str | None:
+    """Why *pod* fails a matching quota that limits *restricted* keys, or None.
+    k8s: pods.go podEvaluator.Constraints + enforcePodContainerConstraints: when the quota limits
+    cpu or memory (a key of the validation set), every container and init container must name it
+    itself: `cpu`, `memory`, `requests.*` in resources.requests (API defaulting has copied limits
+    there), `limits.*` in resources.limits; a zero counts. Pods with pod-level cpu, memory or
+    hugepages (PodLevelResources, on in v1.37; drasim models its default only) are exempt."""
+    required = _VALIDATION_SET.intersection(restricted)
+    if not required:
+        return None
+    spec = pod.get("spec") or {}
+    pod_level = spec.get("resources") or {}
+    if any(accounting._is_pod_level_resource(name)        # k8s: IsPodLevelResourcesSet
+           for field in ("requests", "limits") for name in pod_level.get(field) or ()):
+        return None
+    missing: dict[str, set[str]] = {}
+    for container in (spec.get("containers") or []) + (spec.get("initContainers") or []):
+        resources = container.get("resources") or {}
+        requests, limits = resources.get("requests") or {}, resources.get("limits") or {}
+        for key in required:
+            field, name = key.split(".", 1) if "." in key else ("requests", key)
+            if name not in (requests if field == "requests" else limits):
+                missing.setdefault(key, set()).add(container.get("name") or "")
+    if not missing:
+        return None
+    return "must specify " + "; ".join(f"{key} for: {','.join(sorted(missing[key]))}" for key in sorted(missing))
 
 
 def _no_scopes(quota: dict) -> bool:

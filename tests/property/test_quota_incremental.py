@@ -5,7 +5,9 @@ finishing, claims allocated, deletes, quota creates and edits and the passing of
 period, in two namespaces, run on a real control plane. A model follows what v1.37 does:
 
 - admission adds the new object's usage (masked by status.hard) to status.used and checks it
-  against status.hard (staging/.../admission/plugin/resourcequota/controller.go CheckRequest);
+  against status.hard (staging/.../admission/plugin/resourcequota/controller.go CheckRequest),
+  after refusing a pod whose containers leave unset a cpu or memory key a matching quota limits
+  (pods.go podEvaluator.Constraints: pods without memory under the first quota of HARDS);
 - the quota controller recounts everything only when k8s does: the quota's initial sync and
   spec.hard edits, replenishment (a pod or claim deleted, a pod that stops being charged) for
   the quotas whose status.hard the kind's evaluator matches, and the periodic resync
@@ -37,7 +39,7 @@ from drasim.api import kinds
 from drasim.api.loader import Document
 from drasim.api.quantity import parse_quantity
 from drasim.controllers import quota as accounting
-from drasim.controllers.quotaadmission import admission_error
+from drasim.controllers.quotaadmission import admission_error, pod_constraints_error
 from drasim.controllers.quotacontroller import RESYNC_SECONDS
 from drasim.controlplane import ControlPlane, options_for
 from drasim.errors import InputError
@@ -174,7 +176,8 @@ class Model:
         delta = self.usage(obj, pending)
         if obj["kind"] == "Pod":
             kw = {"matching": accounting.pod_matching_resources,
-                  "scope_match": lambda q: accounting.pod_matches_scopes(obj, q)}
+                  "scope_match": lambda q: accounting.pod_matches_scopes(obj, q),
+                  "constraints": lambda restricted: pod_constraints_error(obj, restricted)}
         else:
             kw = {"matching": lambda names: accounting.claim_matching_resources(names, self.cp.er_cache),
                   "scope_match": lambda q: not (q["spec"].get("scopes"))}

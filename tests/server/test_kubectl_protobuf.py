@@ -35,9 +35,19 @@ def test_create_namespace_and_quota(s):
     quota = get(s, "resourcequota", "gpus", "-n", "team-a")
     assert quota["spec"] == {"hard": {"cpu": "2", "pods": "1", "requests.example.com/gpu": "1"}}
     s.wait_until(lambda: get(s, "resourcequota", "gpus", "-n", "team-a").get("status", {}).get("used"))
-    # the quota the protobuf body made is enforced: a second pod is refused with the API server's 403
-    s.kubectl("run", "one", "--image=pause", "-n", "team-a")
-    refused = s.kubectl("run", "two", "--image=pause", "-n", "team-a", check=False)
+    # the quota the protobuf body made is enforced with the API server's 403s: it limits cpu, so a
+    # pod whose container sets no cpu request is refused (k8s: podEvaluator.Constraints), and a
+    # second pod is over its pods=1
+    bare = s.kubectl("run", "bare", "--image=pause", "-n", "team-a", check=False)
+    assert bare.returncode == 1 and bare.stderr == ('Error from server (Forbidden): pods "bare" is forbidden: '
+                                                    'failed quota: gpus: must specify cpu for: bare\n'), bare.stderr
+    def run_with_cpu(name: str, check: bool = True):
+        overrides = {"spec": {"containers": [{"name": name, "image": "pause",
+                                              "resources": {"requests": {"cpu": "100m"}}}]}}
+        return s.kubectl("run", name, "--image=pause", "-n", "team-a", f"--overrides={json.dumps(overrides)}",
+                         check=check)
+    run_with_cpu("one")
+    refused = run_with_cpu("two", check=False)
     assert refused.returncode == 1 and "exceeded quota: gpus, requested: pods=1, used: pods=1, limited: pods=1" \
         in refused.stderr, refused.stderr
 
