@@ -8,12 +8,11 @@ from functools import partial
 import pytest
 from hypothesis import given, strategies as st
 
-from drasim.api import kinds
-from drasim.api.loader import Document
 from drasim.controllers import quota as accounting
 from drasim.controllers.quotaadmission import check_request, pod_constraints_error
-from drasim.controlplane import ControlPlane, options_for
+from drasim.controlplane import ControlPlane
 from drasim.errors import InputError
+from tests.unit.controllers.quotakit import one_node_plane, quota
 
 
 def container(name: str, requests: dict | None = None, limits: dict | None = None) -> dict:
@@ -30,22 +29,9 @@ def pod(name: str, containers: list[dict], inits: list[dict] = (), **spec) -> di
             "spec": {"containers": containers, "initContainers": list(inits), **spec}}
 
 
-def quota(hard: dict, name: str = "q", **spec) -> dict:
-    return {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": name, "namespace": "default"},
-            "spec": {"hard": hard, **spec}}
-
-
-def doc(obj: dict) -> Document:
-    return Document(f"t/{obj['metadata']['name']}", kinds.lookup(obj["apiVersion"], obj["kind"]), obj)
-
-
 @pytest.fixture
 def cp() -> ControlPlane:
-    plane = ControlPlane(options_for(None, kubelets=False))
-    plane.run_phase([doc({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
-                          "status": {"allocatable": {"cpu": "100", "memory": "1Ti", "pods": "110"},
-                                     "conditions": [{"type": "Ready", "status": "True"}]}})])
-    return plane
+    return one_node_plane()
 
 
 def refusal(cp: ControlPlane, obj: dict) -> str:

@@ -3,18 +3,17 @@ plugin charges each create; the quota controller recounts on its own events only
 from __future__ import annotations
 
 import pytest
+from hypothesis import example, given, strategies as st
 
 from drasim import admission
 from drasim.api import kinds
-from drasim.api.loader import Document
+from drasim.api.quantity import BINARY_SI, DECIMAL_EXPONENT, DECIMAL_SI, Quantity
 from drasim.controllers import quota as accounting
+from drasim.controllers.quotaadmission import _reread, canonical
 from drasim.controllers.quotacontroller import RESYNC_SECONDS
-from drasim.controlplane import ControlPlane, options_for
+from drasim.controlplane import ControlPlane
 from drasim.errors import InputError
-
-
-def doc(obj: dict) -> Document:
-    return Document(f"t/{obj['metadata']['name']}", kinds.lookup(obj["apiVersion"], obj["kind"]), obj)
+from tests.unit.controllers.quotakit import doc, one_node_plane, quota
 
 
 def pod(name: str, cpu: str = "100m", **spec) -> dict:
@@ -22,18 +21,9 @@ def pod(name: str, cpu: str = "100m", **spec) -> dict:
             "spec": {"containers": [{"name": "app", "image": "i", "resources": {"requests": {"cpu": cpu}}}], **spec}}
 
 
-def quota(hard: dict, name: str = "q", **spec) -> dict:
-    return {"apiVersion": "v1", "kind": "ResourceQuota", "metadata": {"name": name, "namespace": "default"},
-            "spec": {"hard": hard, **spec}}
-
-
 @pytest.fixture
 def cp() -> ControlPlane:
-    plane = ControlPlane(options_for(None, kubelets=False))
-    plane.run_phase([doc({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
-                          "status": {"allocatable": {"cpu": "100", "memory": "1Ti", "pods": "110"},
-                                     "conditions": [{"type": "Ready", "status": "True"}]}})])
-    return plane
+    return one_node_plane()
 
 
 def used(cp: ControlPlane, name: str = "q") -> dict:
@@ -182,10 +172,6 @@ def test_sums_print_like_go(cp):
     assert used(cp) == {"requests.memory": "2560Mi", "requests.cpu": "1500m"}
 
 
-from hypothesis import example, given, strategies as st  # noqa: E402
-
-from drasim.api.quantity import BINARY_SI, DECIMAL_EXPONENT, DECIMAL_SI, Quantity  # noqa: E402
-from drasim.controllers.quotaadmission import _reread, canonical  # noqa: E402
 
 
 @given(st.integers(-(10**30), 10**30), st.sampled_from([1, 1000, 10**6, 10**9, 3, 1024]),
