@@ -236,6 +236,8 @@ def admission_error_for(store: MemoryStore, er_cache, obj: dict, pending: list[d
     namespace = obj["metadata"].get("namespace")
     own = batch is None
     if own:
+        if not store.any_in("ResourceQuota", namespace):
+            return None   # most namespaces have no quota: no batch to make
         batch = QuotaBatch(store)
     quotas = batch.quotas(namespace)
     if not quotas:
