@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import orjson
+import msgspec
 import yaml
 
 from drasim.api import kinds, nesting, yamlblock, yamlfast
@@ -244,54 +244,62 @@ def _no_constants(word: str):
     raise _NotJSON(f"invalid character {word[0]!r} looking for beginning of value")   # Go's words
 
 
-# orjson reads a JSON text several times faster than the json module and gives the same values
-# for what it accepts, with three exceptions it can be kept away from: an integer beyond 64 bits
-# becomes a float (json gives the int: seen as a run of 19 digits or more, anywhere), and it
-# refuses what Go reads differently or not at all — NaN/Infinity, lone surrogates, more than
-# 1,024 levels (below Go's 10,000, so no depth check is needed after it). Anything it refuses
-# goes the json module's way, which words the error (tests/unit/api/test_json_fast.py).
-_DIGITS_AS_ZERO = str.maketrans("123456789", "000000000")
-_BYTE_DIGITS_AS_ZERO = bytes.maketrans(b"123456789", b"000000000")
-_LONG_DIGITS = "0" * 19   # translate and find: 4x faster than a regex over the text
-_PROBE_CHUNK = 1 << 16    # bytes probed at a time: below malloc's mmap threshold (128 KiB), so one heap buffer is reused; larger ones are mapped and faulted in afresh each time
+# msgspec reads a JSON text several times faster than the json module, straight into Python
+# values (orjson first builds a document of its own: a gigabyte more on a fleet snapshot), and
+# gives the same values for what it accepts: integers of any size exactly, floats correctly
+# rounded, a repeated key's last value in its first place. It refuses what Go reads differently
+# or not at all — NaN/Infinity, numbers beyond float64, lone surrogates, a BOM — and stops at
+# Python's recursion limit (below Go's 10,000 levels, so no depth check is needed after it).
+# Anything it refuses goes the json module's way, which words the error
+# (tests/unit/api/test_json_fast.py).
+_MSGSPEC_REFUSES = (msgspec.DecodeError, RecursionError)   # DecodeError covers ValidationError (range)
+_FAST_DEPTH = 2_000   # levels msgspec may read: deeper documents go the json module's way
+
+
+def _decode_shallow(data):
+    """msgspec's value of data, refusing (RecursionError) what nests deeper than _FAST_DEPTH.
+    msgspec stops at the recursion limit, which a CLI run raises far past Go's 10,000 levels
+    (nesting.run_with_room); on Python 3.11 the limit is lowered for the parse (never raised),
+    on later versions, whose C recursion limit it does not govern, the value is measured."""
+    if sys.version_info >= (3, 12):
+        value = msgspec.json.decode(data)
+        if nesting.depth(value) > _FAST_DEPTH:
+            raise RecursionError("deeper than the fast reader reads")
+        return value
+    old = sys.getrecursionlimit()
+    frames, f = 0, sys._getframe()
+    while f is not None:
+        frames, f = frames + 1, f.f_back
+    budget = frames + _FAST_DEPTH
+    if budget >= old:
+        return msgspec.json.decode(data)
+    sys.setrecursionlimit(budget)
+    try:
+        return msgspec.json.decode(data)
+    finally:
+        sys.setrecursionlimit(old)
 
 
 def _load_json_fast(text: str):
-    """The value of a JSON text by orjson, or _SLOW when the json module must decide."""
-    if text.translate(_DIGITS_AS_ZERO).find(_LONG_DIGITS) >= 0:
-        return _SLOW
+    """The value of a JSON text by msgspec, or _SLOW when the json module must decide."""
     try:
-        return orjson.loads(text)   # a str with lone surrogates is refused too: not UTF-8
-    except orjson.JSONDecodeError:
+        return _decode_shallow(text)   # a str with lone surrogates is refused too: not UTF-8
+    except _MSGSPEC_REFUSES:
         return _SLOW
-
-
-def _has_long_digits(data) -> bool:
-    """A run of 19 digits or more anywhere in the bytes (or mapped file), probed a chunk at a
-    time (chunks overlap by 18 bytes, so a run across a boundary is seen whole in one of them)."""
-    long_run = _LONG_DIGITS.encode()
-    step = _PROBE_CHUNK
-    for start in range(0, max(len(data), 1), step):
-        if data[start:start + step + len(long_run) - 1].translate(_BYTE_DIGITS_AS_ZERO).find(long_run) >= 0:
-            return True
-    return False
 
 
 def _load_json_file(path: Path, data):
-    """The value of a .json file's bytes (or mapped file). orjson reads them directly, checking
-    UTF-8 itself, so a large file is neither decoded to a str nor copied for the big-integer
-    probe (on a fleet snapshot those copies are gigabytes of fresh memory); whatever orjson
-    refuses, and a text with a run of 19 digits, is decoded (wording a UTF-8 error as _read
-    does) and goes the json module's way, as _load_json would take it
-    (tests/unit/api/test_json_fast.py)."""
-    if not _has_long_digits(data):
-        try:
-            if isinstance(data, bytes):
-                return orjson.loads(data)
-            with memoryview(data) as view:   # released before the map is closed
-                return orjson.loads(view)
-        except orjson.JSONDecodeError:
-            pass
+    """The value of a .json file's bytes (or mapped file). msgspec reads them in place, checking
+    UTF-8 itself, so a large file is neither decoded to a str nor copied; whatever it refuses is
+    decoded (wording a UTF-8 error as _read does) and goes the json module's way, as _load_json
+    would take it (tests/unit/api/test_json_fast.py)."""
+    try:
+        if isinstance(data, bytes):
+            return _decode_shallow(data)
+        with memoryview(data) as view:   # released before the map is closed
+            return _decode_shallow(view)
+    except _MSGSPEC_REFUSES:
+        pass
     return _load_json_slow(_decode(path, bytes(data)))
 
 

@@ -1,7 +1,7 @@
-"""The fast JSON reader (orjson) gives exactly what the json module path gives, or steps aside.
+"""The fast JSON reader (msgspec) gives exactly what the json module path gives, or steps aside.
 
-loader._load_json reads with orjson and falls back to loader._load_json_slow (json.loads held
-to Go's rules) for whatever orjson refuses or reads differently. Equal here means equal values
+loader._load_json reads with msgspec and falls back to loader._load_json_slow (json.loads held
+to Go's rules) for whatever msgspec refuses. Equal here means equal values
 of equal types (1, 1.0 and True are different; so are 0.0 and -0.0) in equal key order, or the
 same error, on generated documents, on their mutations and on the corner cases Go cares about.
 """
@@ -95,10 +95,28 @@ def test_go_corner_cases_read_alike(text):
 
 
 def test_the_fast_path_is_taken_for_ordinary_documents():
-    """Not vacuous: ordinary manifests are read by orjson, odd ones are left to the json module."""
+    """Not vacuous: ordinary manifests are read by msgspec (long integers too: it reads them
+    exactly), odd ones are left to the json module."""
     assert loader._load_json_fast('{"kind": "Pod", "n": [1, 2.5, null, true]}') == {"kind": "Pod", "n": [1, 2.5, None, True]}
-    for odd in ('[12345678901234567890]', '[NaN]', '"\\ud800"', "[" * 2000 + "]" * 2000):
+    assert loader._load_json_fast('[123456789012345678901234567890]') == [123456789012345678901234567890]
+    for odd in ('[NaN]', '"\\ud800"', '[1e400]', '\ufeff[]', "[" * 2000 + "]" * 2000):
         assert loader._load_json_fast(odd) is loader._SLOW
+
+
+number_literals = st.builds(
+    lambda sign, whole, frac, exp: sign + whole + frac + exp,
+    st.sampled_from(["", "-"]),
+    st.one_of(st.just("0"), st.from_regex(r"[1-9][0-9]{0,40}", fullmatch=True)),
+    st.one_of(st.just(""), st.from_regex(r"\.[0-9]{1,40}", fullmatch=True)),
+    st.one_of(st.just(""), st.from_regex(r"[eE][+-]?[0-9]{1,4}", fullmatch=True)))
+
+
+@settings(max_examples=600, deadline=None)
+@given(number_literals)
+def test_number_literals_read_alike(literal):
+    """Long mantissas, big and tiny exponents, halfway cases: the same int or the same correctly
+    rounded float (or both step aside: beyond float64)."""
+    same_as_slow_path(f"[{literal}, {{\"n\": {literal}}}]")
 
 
 # -- .json files read as bytes (loader._parse_json_file) -----------------------------------
@@ -157,18 +175,6 @@ def test_json_file_corner_cases_read_alike(data):
         sys.setrecursionlimit(limit)
 
 
-@settings(max_examples=400, deadline=None)
-@given(st.lists(st.sampled_from([b"1", b"9", b"0", b"12345", b"x", b" ", b"\xff"]), max_size=60), st.integers(1, 40))
-def test_long_digit_probe_sees_runs_across_chunks(parts, chunk):
-    data = b"".join(parts)
-    old = loader._PROBE_CHUNK
-    loader._PROBE_CHUNK = chunk
-    try:
-        assert loader._has_long_digits(data) == (re.search(rb"[0-9]{19}", data) is not None)
-    finally:
-        loader._PROBE_CHUNK = old
-
-
 def test_a_json_fifo_is_read_not_mapped(tmp_path):
     """A FIFO (or pipe) named .json cannot be mapped: it is read, once, as before."""
     import os
@@ -201,3 +207,18 @@ def test_a_mapped_file_is_closed_after_reading(tmp_path, monkeypatch):
     with pytest.raises(ManifestError, match="invalid JSON"):
         loader._parse_json_file(path)
     assert len(maps) == 2 and all(m.closed for m in maps)
+
+
+def test_deep_documents_are_left_to_the_json_module_even_with_room_to_recurse():
+    """The CLI runs with a recursion limit far past Go's 10,000 levels (nesting.run_with_room);
+    msgspec would read 10,001 levels there, so the fast reader is held to _FAST_DEPTH and the
+    recursion limit is as it was afterwards."""
+    deep = "[" * (loader._FAST_DEPTH + 10) + "]" * (loader._FAST_DEPTH + 10)
+    shallow = "[" * 500 + "]" * 500
+
+    def read():
+        limit = sys.getrecursionlimit()
+        out = loader._load_json_fast(deep) is loader._SLOW, loader._load_json_fast(shallow) is not loader._SLOW
+        return out + (sys.getrecursionlimit() == limit,)
+
+    assert nesting.run_with_room(read) == (True, True, True)
