@@ -296,6 +296,10 @@ def kind_type(kind: str) -> GoType | None:
     return compile_type(root) if root is not None else None
 
 
+_FAST: dict = {}   # kind -> decodefast.checker(kind), made on first use
+_UNSET = object()
+
+
 class DecodeError(ValueError):
     """The decoder's message, without the `<Kind> in version …` prefix."""
 
@@ -307,7 +311,13 @@ def decode(kind: str, obj: object) -> object:
     kubectl sends it as `2`) comes back as an int, in a copy. Kinds without a schema are not
     checked."""
     t = kind_type(kind)
-    if t is None or t.ok(obj):
+    if t is None:
+        return obj
+    fast = _FAST.get(kind, _UNSET)
+    if fast is _UNSET:
+        from drasim.api.decodefast import checker
+        fast = _FAST[kind] = checker(kind)
+    if (fast is not None and fast(obj)) or t.ok(obj):   # msgspec's yes is the Python check's yes
         return obj
     from drasim.api.decodereport import as_decoded, report
     problem = report(t, obj)

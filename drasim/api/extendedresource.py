@@ -30,8 +30,8 @@ REQUESTS_PREFIX = "requests."
 _DEFAULT_NAMESPACE = "kubernetes.io/"
 
 # k8s: staging/src/k8s.io/apimachinery/pkg/util/validation/validation.go (IsQualifiedName)
-_QUALIFIED_NAME_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$")
+_QUALIFIED_NAME_PART = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\Z")
+_DNS1123_SUBDOMAIN = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\Z")
 
 
 def is_qualified_name(value: str) -> bool:

@@ -23,7 +23,7 @@ _DECIMAL_ORDER = ["n", "u", "m", "", "k", "M", "G", "T", "P", "E"]  # 10^(3*(i-3
 _BINARY_ORDER = ["", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"]
 
 # sign, digits (with optional fraction), then a suffix: binary, exponent or decimal SI.
-_PATTERN = re.compile(r"^([+-]?)([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|[eE][+-]?[0-9]+|n|u|m|k|M|G|T|P|E)?$")
+_PATTERN = re.compile(r"^([+-]?)([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(Ki|Mi|Gi|Ti|Pi|Ei|[eE][+-]?[0-9]+|n|u|m|k|M|G|T|P|E)?\Z")
 
 QUANTITY_FORMAT_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
 

@@ -37,6 +37,8 @@ def cache_with(*events) -> ExtendedResourceCache:
     pytest.param("example.com/" + "g" * 64, False, id="name-64"),
     pytest.param("example.com/-gpu", False, id="name-starts-dash"),
     pytest.param("a/b/c", False, id="two-slashes"),
+    pytest.param("example.com/gpu\n", False, id="trailing-newline"),   # Go's $ is the end of the text only
+    pytest.param("example.com\n/gpu", False, id="newline-in-domain"),
     pytest.param(IMPLICIT_PREFIX + "gpu", False, id="implicit-is-native"),
 ])
 def test_is_extended_resource_name(name, want):

@@ -24,7 +24,7 @@ def test_canonical_form(text, canonical):
     assert parse_quantity(text).canonical() == canonical
 
 
-@pytest.mark.parametrize("bad", ["", "abc", "1Gb", "--1", "1.2.3", "Gi"])
+@pytest.mark.parametrize("bad", ["", "abc", "1Gb", "--1", "1.2.3", "Gi", "1\n", "1Gi\n"])
 def test_rejects_non_quantities(bad):
     """Malformed quantities raise QuantityError with Kubernetes' message."""
     with pytest.raises(QuantityError, match="quantities must match the regular expression"):
