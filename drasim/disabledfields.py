@@ -197,7 +197,22 @@ RULES = {"ResourceSlice": SLICE_RULES, "ResourceClaim": CLAIM_RULES, "Pod": POD_
 
 def drop_disabled_fields(kind: str, obj: dict, old: dict | None, gates: Mapping[str, bool]) -> None:
     """Drop, in place, what obj sets under a gate that is off, unless old already used it."""
-    for needed, used, drop in RULES.get(kind, ()):
-        if all(gates.get(g, False) for g in needed) or used(old):
-            continue
-        drop(obj)
+    rules = RULES.get(kind)
+    if not rules:
+        return
+    names = _GATE_NAMES[kind]
+    settings = tuple([gates.get(g, False) for g in names])
+    off = _OFF_RULES.get((kind, settings))
+    if off is None:
+        setting = dict(zip(names, settings))
+        off = _OFF_RULES[(kind, settings)] = tuple(
+            (used, drop) for needed, used, drop in rules if not all(setting[g] for g in needed))
+    for used, drop in off:
+        if old is None or not used(old):   # nothing is in use by no old object
+            drop(obj)
+
+
+# The rules whose gates are off, per kind and setting of the gates its rules name (a phase
+# applies thousands of objects under one setting).
+_GATE_NAMES = {kind: tuple(dict.fromkeys(g for needed, _, _ in rules for g in needed)) for kind, rules in RULES.items()}
+_OFF_RULES: dict[tuple, tuple] = {}

@@ -296,8 +296,20 @@ def kind_type(kind: str) -> GoType | None:
     return compile_type(root) if root is not None else None
 
 
-_FAST: dict = {}   # kind -> decodefast.checker(kind), made on first use
-_UNSET = object()
+_FAST: dict = {}   # kind -> decodefast.checker(kind), or _NO_FAST
+_SEEN: dict = {}   # kind -> objects decoded before the checker is made
+_FAST_AFTER = 200  # building a kind's msgspec types takes up to 0.1 s (Pod): only bulk loads make it
+_NO_FAST = object()
+
+
+def _fast_checker(kind: str):
+    seen = _SEEN.get(kind, 0) + 1
+    _SEEN[kind] = seen
+    if seen < _FAST_AFTER:
+        return _NO_FAST
+    from drasim.api.decodefast import checker
+    made = _FAST[kind] = checker(kind) or _NO_FAST
+    return made
 
 
 class DecodeError(ValueError):
@@ -313,11 +325,10 @@ def decode(kind: str, obj: object) -> object:
     t = kind_type(kind)
     if t is None:
         return obj
-    fast = _FAST.get(kind, _UNSET)
-    if fast is _UNSET:
-        from drasim.api.decodefast import checker
-        fast = _FAST[kind] = checker(kind)
-    if (fast is not None and fast(obj)) or t.ok(obj):   # msgspec's yes is the Python check's yes
+    fast = _FAST.get(kind)
+    if fast is None:
+        fast = _fast_checker(kind)
+    if (fast is not _NO_FAST and fast(obj)) or t.ok(obj):   # msgspec's yes is the Python check's yes
         return obj
     from drasim.api.decodereport import as_decoded, report
     problem = report(t, obj)

@@ -56,11 +56,15 @@ def validate_object(obj: object, old: object = None, gates: Mapping[str, bool] |
     validator = VALIDATORS.get(obj.get("kind")) if isinstance(obj.get("kind"), str) else None
     if validator is None:
         return []
-    token = LIST_TYPE_ATTRIBUTES.set(bool((gates or {}).get("DRAListTypeAttributes", False)))
-    try:
+    list_types = bool((gates or {}).get("DRAListTypeAttributes", False))
+    if LIST_TYPE_ATTRIBUTES.get() is list_types:   # as it is already (nearly always): no set and reset
         errors = validator(obj, old if isinstance(old, dict) else None)
-    finally:
-        LIST_TYPE_ATTRIBUTES.reset(token)
+    else:
+        token = LIST_TYPE_ATTRIBUTES.set(list_types)
+        try:
+            errors = validator(obj, old if isinstance(old, dict) else None)
+        finally:
+            LIST_TYPE_ATTRIBUTES.reset(token)
     if old is None and "status" in obj and not (status_decoded and obj.get("kind") == "Pod"):
         errors.extend(validate_status(obj))
     return errors
