@@ -421,6 +421,14 @@ def _type_key(obj: dict) -> tuple | None:
     return key if isinstance(key[0], str) and isinstance(key[1], str) else None
 
 
+def _plain_type(obj: dict) -> bool:
+    return obj.get("apiVersion").__class__ is str and obj.get("kind").__class__ is str
+
+
+# What resolve_kind returns without a word for the usual (apiVersion, kind) pairs.
+_SIMULATED = {key: kind for key, kind in kinds.BY_API.items() if kind is not kinds.EVENT and key not in kinds.NOT_SIMULATED}
+
+
 def resolve_kind(obj: dict, source: str) -> kinds.Kind:
     api_version, kind = obj.get("apiVersion"), obj.get("kind")
     if not isinstance(kind, str) or not kind:
@@ -450,7 +458,7 @@ def _clean(obj: dict, source: str) -> dict:
         md = {}
     if not isinstance(md, dict):
         return obj   # admission's decoding refuses it in the API server's words
-    if obj.get("metadata") is md and not any(k in md for k in _DROPPED_METADATA):
+    if obj.get("metadata") is md and "managedFields" not in md and "selfLink" not in md:   # _DROPPED_METADATA
         return obj   # nothing to drop: the reader's own tree, no copy
     obj = dict(obj)
     obj["metadata"] = {k: v for k, v in md.items() if k not in _DROPPED_METADATA}
@@ -568,11 +576,13 @@ def _load_file(path: Path, skipped: list[str] | None) -> list[Document]:
                     raise ManifestError(f"{source}: {e}") from None
                 except RecursionError:
                     raise ManifestError(f"{source}: exceeded maximum nesting depth") from None
-            if _type_key(obj) in kinds.NOT_SIMULATED:
-                if skipped is not None:
-                    skipped.append(_skip_note(source, obj))
-                continue
-            kind = resolve_kind(obj, source)
+            kind = _SIMULATED.get((obj.get("apiVersion"), obj.get("kind"))) if _plain_type(obj) else None
+            if kind is None:   # not a simulated kind's own apiVersion and kind: the long way, with its words
+                if _type_key(obj) in kinds.NOT_SIMULATED:
+                    if skipped is not None:
+                        skipped.append(_skip_note(source, obj))
+                    continue
+                kind = resolve_kind(obj, source)
             docs.append(Document(source, kind, _clean(obj, source)))
     return docs
 
