@@ -2,17 +2,18 @@
 
 decode.py compiles each Go type into a Python closure that says yes or no; a fleet snapshot
 asks it 288,000 times (about a fifth of applying one). Here the same compiled types are turned
-into msgspec types (Structs that forbid unknown fields, bounded ints, finite floats, patterns
-for times and quantities) and msgspec.convert walks the object instead. It is only a
-shortcut: where msgspec says yes, the Python check says yes too (never the other way round —
-tests/property/test_decode_fast.py drives both over generated and mutated objects); where it
-says no, the Python check decides, and its slow walk words the error, exactly as before. So
-what msgspec cannot express exactly is made stricter, never looser:
+into msgspec types (Structs that forbid unknown fields, bounded ints, finite floats) and
+msgspec.convert walks the object instead. Times and quantities are checked by decode.py's own
+leaf checks (remembered answers: a fleet repeats a few values), called from the __post_init__
+of the struct that holds them — msgspec's pattern constraints cost a microsecond each. It is
+only a shortcut: where msgspec says yes, the Python check says yes too (never the other way
+round — tests/property/test_decode_fast.py drives both over generated and mutated objects);
+where it says no, the Python check decides, and its slow walk words the error, exactly as
+before. So what msgspec cannot express exactly is made stricter, never looser:
 
-- a time must be RFC 3339 with a day every month has (29-31 of some months, and any February 29,
-  go the Python way, which knows leap years);
-- a quantity must be plain digits, an optional fraction and an optional suffix (exponents, and
-  floats, go the Python way), or an integer within ±10^18;
+- a time or quantity held deeper than a list or map directly in a struct field (none of the
+  simulated kinds has one) must match a pattern: RFC 3339 with a day every month has, or plain
+  digits with an optional fraction and suffix (the rest goes the Python way);
 - free-form JSON (runtime.RawExtension) is checked to RAW_DEPTH levels (deeper goes the Python
   way), floats in it finite;
 - unsigned integers stop at 2^63 - 1 (msgspec bounds are int64);
@@ -71,10 +72,7 @@ def _msgspec_type(t: decode.GoType, building: set[int], built: dict[int, Any]):
     building.add(id(t))
     k = t.kind
     if k == decode.STRUCT:
-        # Field names as Python attributes would clash with keywords: f0, f1, … renamed to JSON's.
-        names = {f"f{i}": name for i, name in enumerate(t.fields)}
-        specs = [(attr, Optional[_msgspec_type(t.fields[name], building, built)], None) for attr, name in names.items()]
-        out = msgspec.defstruct(f"Go_{t.struct or 'struct'}", specs, forbid_unknown_fields=True, rename=names)
+        out = _struct(t, building, built)
     elif k == decode.SLICE:
         out = list[Optional[_msgspec_type(t.elem, building, built)]]
     elif k == decode.MAP:
@@ -87,6 +85,58 @@ def _msgspec_type(t: decode.GoType, building: set[int], built: dict[int, Any]):
     building.discard(id(t))
     built[id(t)] = out
     return out
+
+
+# A field holding a time or quantity, or a list or map of them: msgspec checks only the JSON
+# type, and the struct's __post_init__ asks decode's leaf check of each value.
+_LOOSE = {decode.TIME: str, decode.QUANTITY: Union[str, int, float]}
+_VALUE, _LIST, _MAP = range(3)
+
+
+def _leaf_field(ft: decode.GoType):
+    """(shape, leaf kind) for a field that is a time or quantity, or a list or map of them."""
+    if ft.kind in _LOOSE:
+        return _VALUE, ft.kind
+    if ft.kind in (decode.SLICE, decode.MAP) and ft.elem.kind in _LOOSE:
+        return (_LIST if ft.kind == decode.SLICE else _MAP), ft.elem.kind
+    return None
+
+
+def _struct(t: decode.GoType, building: set[int], built: dict[int, Any]):
+    # Field names as Python attributes would clash with keywords: f0, f1, … renamed to JSON's.
+    names = {f"f{i}": name for i, name in enumerate(t.fields)}
+    specs, leaves = [], []
+    for attr, name in names.items():
+        ft = t.fields[name]
+        leaf = _leaf_field(ft)
+        if leaf is None:
+            specs.append((attr, Optional[_msgspec_type(ft, building, built)], None))
+            continue
+        shape, kind = leaf
+        loose = Optional[_LOOSE[kind]]
+        specs.append((attr, loose if shape == _VALUE else list[loose] if shape == _LIST else dict[str, loose], None))
+        leaves.append((attr, shape, decode._LEAF_CHECKS[kind]))
+    namespace = {"__post_init__": _leaf_checks(tuple(leaves))} if leaves else None
+    return msgspec.defstruct(f"Go_{t.struct or 'struct'}", specs, forbid_unknown_fields=True, rename=names,
+                             namespace=namespace)
+
+
+class _BadLeaf(ValueError):
+    """A time or quantity decode's leaf check refuses (msgspec makes it a ValidationError)."""
+
+
+def _leaf_checks(leaves: tuple):
+    def __post_init__(self) -> None:
+        for attr, shape, ok in leaves:
+            value = getattr(self, attr)
+            if value is None:
+                continue
+            if shape == _VALUE:
+                if not ok(value):
+                    raise _BadLeaf(attr)
+            elif not all(map(ok, value if shape == _LIST else value.values())):
+                raise _BadLeaf(attr)
+    return __post_init__
 
 
 _CHECKERS: dict[str, Any] = {}
