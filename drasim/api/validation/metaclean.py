@@ -17,21 +17,6 @@ _GOOD_TIMES: set[str] = set()   # creationTimestamps that parsed: a snapshot rep
 _GOOD_TIMES_MAX = 10_000
 
 
-def _string_map(meta: dict, key: str) -> list | None:
-    """The (key, value or "") pairs of a map of strings; None when _string_map would report."""
-    value = meta.get(key)
-    if value is None:
-        return []
-    if not isinstance(value, dict):
-        return None
-    out = []
-    for k, v in value.items():
-        if not isinstance(k, str) or (v is not None and not isinstance(v, str)):
-            return None
-        out.append((k, v or ""))
-    return out
-
-
 def _time_ok(created: str) -> bool:
     """Whether a creationTimestamp parses (RFC 3339, as _object_meta_errors reads it); the
     ones that did are remembered."""
@@ -76,10 +61,58 @@ def clean(obj: dict, namespaced: bool, name_fn) -> bool:
             return False
         if generation < 0:
             return False
-    labels = _string_map(meta, "labels")
-    if labels is None or any(is_qualified_name(k) or not label_value_clean(v) for k, v in labels):
+    return _labels_clean(meta.get("labels")) and _annotations_clean(meta.get("annotations"))
+
+
+# Label keys and values and annotation keys that passed, remembered (a fleet's objects share
+# them); a value the set does not hold is checked, as _string_map and the checks above did.
+_GOOD_LABEL_KEYS: set[str] = set()
+_GOOD_LABEL_VALUES: set[str] = set()
+_GOOD_ANNOTATION_KEYS: set[str] = set()
+_GOOD_MAX = 10_000
+
+
+def _remember(good: set[str], value: str) -> None:
+    if len(good) >= _GOOD_MAX:
+        good.clear()
+    good.add(value)
+
+
+def _labels_clean(labels) -> bool:
+    if labels is None:
+        return True
+    if labels.__class__ is not dict:
         return False
-    annotations = _string_map(meta, "annotations")
-    if annotations is None or any(is_qualified_name(k.lower()) for k, _ in annotations):
+    for k, v in labels.items():
+        if k not in _GOOD_LABEL_KEYS:
+            if not isinstance(k, str) or is_qualified_name(k):
+                return False
+            _remember(_GOOD_LABEL_KEYS, k)
+        if v is None:
+            v = ""
+        elif v.__class__ is not str:   # unhashable, maybe: not looked up
+            return False
+        if v not in _GOOD_LABEL_VALUES:
+            if not label_value_clean(v):
+                return False
+            _remember(_GOOD_LABEL_VALUES, v)
+    return True
+
+
+def _annotations_clean(annotations) -> bool:
+    if annotations is None:
+        return True
+    if annotations.__class__ is not dict:
         return False
-    return sum(byte_len(k) + byte_len(v) for k, v in annotations) <= TOTAL_ANNOTATION_SIZE_LIMIT
+    size = 0
+    for k, v in annotations.items():
+        if k not in _GOOD_ANNOTATION_KEYS:
+            if not isinstance(k, str) or is_qualified_name(k.lower()):
+                return False
+            _remember(_GOOD_ANNOTATION_KEYS, k)
+        if v is None:
+            v = ""
+        elif v.__class__ is not str:
+            return False
+        size += byte_len(k) + byte_len(v)
+    return size <= TOTAL_ANNOTATION_SIZE_LIMIT
