@@ -78,3 +78,21 @@ def test_quick_name_check_is_the_name_format_check(name, name_fn):
                  st.text(st.sampled_from("aZ9-_.\n é"), max_size=70)))
 def test_quick_label_value_check_is_the_label_value_check(value):
     assert common.label_value_clean(value) == (not common.is_label_value(value))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(["labels-key", "labels-value", "annotations-key"]),
+       st.sampled_from(["-a", "a-", "a_", "A..b", "a/b/c", "/a", "a" * 64, "é", "a\n", ""]), st.integers(1, 3))
+def test_remembered_checks_remember_only_what_passed(where, bad, times):
+    """Label keys and values and annotation keys are remembered once they pass: a bad one
+    asked again, after good ones, is still bad (ordered as a fleet asks: the same maps again)."""
+    from drasim.api.validation import metaclean
+    field, part = where.split("-")
+    good = {"labels": {"app": "a", "zone": "z"}, "annotations": {"example.com/a": "x"}}[field]
+    bad_map = dict(good, **({bad: "v"} if part == "key" else {"app": bad}))
+    if part == "value" and not common.is_label_value(bad) or part == "key" and not common.is_qualified_name(
+            bad.lower() if field == "annotations" else bad):
+        return   # not bad after all ("" is a fine label value)
+    for _ in range(times):
+        assert metaclean.clean({"metadata": {"name": "n", field: good}}, False, common.is_dns1123_subdomain)
+        assert not metaclean.clean({"metadata": {"name": "n", field: bad_map}}, False, common.is_dns1123_subdomain)
