@@ -155,7 +155,8 @@ def default_pod(obj: dict, now: str) -> None:
     status = obj.setdefault("status", {})
     if isinstance(status, dict):
         status.setdefault("phase", "Pending")
-        status.setdefault("qosClass", qos_class(spec))
+        if "qosClass" not in status:   # a snapshot's pods have theirs: not worked out again
+            status["qosClass"] = qos_class(spec)
 
 
 def qos_class(spec: dict) -> str:
