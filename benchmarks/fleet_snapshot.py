@@ -7,7 +7,8 @@ claim template, half unchanged `example.com/gpu: 1` pods), with kubelets, so pod
 writes what `kubectl get namespaces,deviceclasses,nodes,resourceslices,pods,resourceclaims -A
 -o json` (or `-o yaml`) would print — one v1 List — and then times, in a fresh control plane:
 reading the file, applying it (decode, defaults, validation, admission, store), settling (no
-pod may be scheduled again) and `ControlPlane.fork()` of the loaded plane.
+pod may be scheduled again), `ControlPlane.fork()` of the loaded plane and a what-if in a forked
+child process (drasim/childcopy.py: the pods of one node deleted, the copy settled).
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ import yaml
 
 from drasim.api.loader import gc_paused, load_paths
 from drasim.bench.config import Params, load_config
+from drasim.childcopy import in_copy
 from drasim.bench.executor import Executor
 from drasim.bench.ops import prepare_ops
 from drasim.cli import render
@@ -82,8 +84,21 @@ def load_only(path: Path, fork: bool = True) -> dict:
     del docs
     if fork:
         timed("fork", loaded.fork, results)
+        answer = timed("what_if_child", lambda: in_copy(loaded, what_if, child=True), results)
+        results["what_if_pods_deleted"], results["what_if_pods_unbound"] = answer
     results["peak_rss_MiB"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     return results
+
+
+def what_if(cp: ControlPlane) -> tuple[int, int]:
+    """A what-if on a copy: the pods of the first node deleted and the plane settled again.
+    Returns (pods deleted, pods left without a node)."""
+    node = min(n["metadata"]["name"] for n in cp.store.list("Node"))
+    gone = [p for p in cp.store.list("Pod") if p["spec"].get("nodeName") == node]
+    for pod in gone:
+        cp.delete("Pod", pod["metadata"].get("namespace"), pod["metadata"]["name"])
+    cp.settle()
+    return len(gone), sum(1 for p in cp.store.list("Pod") if not p["spec"].get("nodeName"))
 
 
 def timed(label: str, fn, results: dict):

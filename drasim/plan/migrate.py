@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 
 from drasim.api.extendedresource import is_extended_resource_name
 from drasim.api.loader import Document
+from drasim.childcopy import in_copy
 from drasim.controlplane import ControlPlane, Options
 from drasim.errors import InputError
 from drasim.plan.inventory import allocatable, requested_names
@@ -244,16 +245,19 @@ def plan_waves(documents: list[Document], slices: list[Document], classes: list[
     waves: list[list[str]] = []
     baseline = set(migrate(documents, [], slices, classes, options).before_pending)
 
-    # The cluster with the waves chosen so far migrated; each candidate runs on a fork of it
-    # (ControlPlane.fork: the same decisions as re-running the phases and earlier waves).
+    # The cluster with the waves chosen so far migrated; each candidate runs on a copy of it
+    # (ControlPlane.fork, or a forked process for a large fleet: the same decisions as
+    # re-running the phases and earlier waves).
     base = ControlPlane(options)
     base.run_phase(documents)
 
-    def ok(wave: list[str]) -> bool:
-        cp = base.fork()
+    def fits(cp: ControlPlane, wave: list[str]) -> bool:
         step = migrate_wave(cp, wave, slices, classes)
         return step.ok and not step.lost and not (set(step.pending_during) - baseline) \
             and not (set(step.pending) - baseline)
+
+    def ok(wave: list[str]) -> bool:
+        return in_copy(base, lambda cp: fits(cp, wave))
 
     while remaining:
         wave: list[str] = []
