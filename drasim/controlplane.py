@@ -299,7 +299,7 @@ class ControlPlane:
         for doc in documents:
             if doc.kind is kinds.PHASE_OPERATIONS:
                 operations.extend(phaseops.parse(doc.obj, doc.source))
-        pending_namespaces = [d.obj for d in documents if d.kind is kinds.NAMESPACE]
+        pending_namespaces = namespacelifecycle.PendingNamespaces(d.obj for d in documents if d.kind is kinds.NAMESPACE)
         for doc in documents:
             if doc.kind is kinds.PHASE_OPERATIONS:
                 continue

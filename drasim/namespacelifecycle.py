@@ -28,6 +28,27 @@ class NamespaceTerminating(InputError):
     """k8s: Forbidden with the NamespaceTerminatingCause."""
 
 
+class PendingNamespaces(list):
+    """The Namespaces of a phase, with their names gathered once (a snapshot's objects ask for
+    them hundreds of thousands of times). A name cannot change once set; one given later (a
+    generateName, named when admitted) is looked for as before."""
+
+    def __init__(self, namespaces) -> None:
+        super().__init__(namespaces)
+        names = [(o.get("metadata") or {}).get("name") for o in self if o.get("kind") == "Namespace"]
+        self.names = frozenset(n for n in names if isinstance(n, str) and n)
+        self.all_named = len(self.names) == len(names)
+
+    def has(self, ns: str) -> bool:
+        if ns in self.names:
+            return True
+        return not self.all_named and _named_in(self, ns)
+
+
+def _named_in(pending, ns: str) -> bool:
+    return any(o.get("kind") == "Namespace" and (o.get("metadata") or {}).get("name") == ns for o in pending)
+
+
 def admission_error(store: MemoryStore, kind: kinds.Kind, obj: dict, pending: list[dict] = (),
                     source: str = "", name: str | None = None) -> InputError | None:
     """Why the create of obj is refused, or None. `pending`: objects admitted earlier in the phase."""
@@ -38,7 +59,7 @@ def admission_error(store: MemoryStore, kind: kinds.Kind, obj: dict, pending: li
     prefix = f"{source}: " if source else ""
     namespace = store.get("Namespace", None, ns)
     if namespace is None:
-        if any(o.get("kind") == "Namespace" and (o.get("metadata") or {}).get("name") == ns for o in pending):
+        if pending.has(ns) if isinstance(pending, PendingNamespaces) else _named_in(pending, ns):
             return None
         return NamespaceNotFound(f'{prefix}namespaces "{ns}" not found')
     if (namespace.get("status") or {}).get("phase") == "Terminating":
