@@ -300,6 +300,7 @@ class ControlPlane:
             if doc.kind is kinds.PHASE_OPERATIONS:
                 operations.extend(phaseops.parse(doc.obj, doc.source))
         pending_namespaces = namespacelifecycle.PendingNamespaces(d.obj for d in documents if d.kind is kinds.NAMESPACE)
+        quota_created = False
         for doc in documents:
             if doc.kind is kinds.PHASE_OPERATIONS:
                 continue
@@ -326,10 +327,11 @@ class ControlPlane:
                     raise problem
                 admission.admit(self.store, self.er_cache, doc.kind, obj, doc.source, creates, quota_batch)
                 creates.append(obj)
+                quota_created = quota_created or doc.kind.kind == "ResourceQuota"
             prepared.append((doc, obj, old))
         scales = self._check_operations(operations, creates)
         quota_batch.commit()
-        if any(doc.kind.kind == "ResourceQuota" for doc, _, old in prepared if old is None):
+        if quota_created:
             self.warnings += unsynced_quota_warnings(
                 [(doc.kind.kind, obj, doc.source) for doc, obj, old in prepared if old is None])
         stored: list[dict] = []
