@@ -125,16 +125,44 @@ class _BadLeaf(ValueError):
     """A time or quantity decode's leaf check refuses (msgspec makes it a ValidationError)."""
 
 
+# Leaf values decode's check accepted, by the check: a string seen again is not checked again
+# (a snapshot repeats one creationTimestamp and a few quantities in every object). Only
+# strings: 1, 1.0 and True are one key to a set, and quantities tell them apart.
+_PASSED: dict = {}
+_PASSED_MAX = 100_000
+
+
+def _passed(ok):
+    good = _PASSED.setdefault(ok, set())
+
+    def check(value) -> bool:
+        if value.__class__ is str:
+            if value in good:
+                return True
+            if not ok(value):
+                return False
+            if len(good) >= _PASSED_MAX:
+                good.clear()
+            good.add(value)
+            return True
+        return ok(value)
+    return check, good
+
+
 def _leaf_checks(leaves: tuple):
+    leaves = tuple((attr, shape) + _passed(ok) for attr, shape, ok in leaves)
+
     def __post_init__(self) -> None:
-        for attr, shape, ok in leaves:
+        for attr, shape, check, good in leaves:
             value = getattr(self, attr)
             if value is None:
                 continue
             if shape == _VALUE:
-                if not ok(value):
+                if value.__class__ is str and value in good:
+                    continue
+                if not check(value):
                     raise _BadLeaf(attr)
-            elif not all(map(ok, value if shape == _LIST else value.values())):
+            elif not all(map(check, value if shape == _LIST else value.values())):
                 raise _BadLeaf(attr)
     return __post_init__
 
