@@ -201,7 +201,7 @@ def drop_disabled_fields(kind: str, obj: dict, old: dict | None, gates: Mapping[
     if not rules:
         return
     names = _GATE_NAMES[kind]
-    settings = tuple([gates.get(g, False) for g in names])
+    settings = tuple(map(gates.get, names, _NOT_SET[kind]))
     off = _OFF_RULES.get((kind, settings))
     if off is None:
         setting = dict(zip(names, settings))
@@ -215,4 +215,5 @@ def drop_disabled_fields(kind: str, obj: dict, old: dict | None, gates: Mapping[
 # The rules whose gates are off, per kind and setting of the gates its rules name (a phase
 # applies thousands of objects under one setting).
 _GATE_NAMES = {kind: tuple(dict.fromkeys(g for needed, _, _ in rules for g in needed)) for kind, rules in RULES.items()}
+_NOT_SET = {kind: (False,) * len(names) for kind, names in _GATE_NAMES.items()}   # gates.get's defaults
 _OFF_RULES: dict[tuple, tuple] = {}

@@ -147,9 +147,9 @@ def default_pod(obj: dict, now: str) -> None:
     spec.setdefault("priority", 0)
     tolerations = spec.setdefault("tolerations", [])
     if isinstance(tolerations, list):
+        covered = [t.get("key") for t in tolerations if isinstance(t, dict) and t.get("effect") in ("NoExecute", None, "")]
         for key in _NODE_PROBLEM_TAINTS:
-            if not any(isinstance(t, dict) and t.get("key") == key and t.get("effect") in ("NoExecute", None, "")
-                       for t in tolerations):
+            if key not in covered:
                 tolerations.append({"key": key, "operator": "Exists", "effect": "NoExecute",
                                     "tolerationSeconds": _DEFAULT_TOLERATION_SECONDS})
     status = obj.setdefault("status", {})
