@@ -114,6 +114,9 @@ class MemoryStore:
         self._by_namespace: dict[str, dict[str, dict[str, dict]]] = {k: {} for k in STORED_KINDS}
         self._revision = 0
         self._rng = random.Random(seed)
+        # uids objects came with (a snapshot's): a drawn uid is never one of them, as kube-apiserver's
+        # random ones never are (default_uid).
+        self._given_uids: set[str] = set()
         self._subscribers: dict[str, list[Callable[[WatchEvent], None]]] = {k: [] for k in STORED_KINDS}
         # A durable journal (drasim/store/sqlite.py, etcd.py) writes each change before it is applied
         # here: when it raises, the store is left as it was (nothing half applied, no one notified).
@@ -170,10 +173,15 @@ class MemoryStore:
         """md.setdefault("uid", self.new_uid()) as it was written, generator draw included when a
         uid is there already (so later uids and generated names stay the same), but without
         formatting a uid that is not used: a snapshot's objects all come with theirs."""
-        if md.get("uid"):   # an empty one is no uid
+        uid = md.get("uid")
+        if uid:   # an empty one is no uid
             self._rng.getrandbits(128)
+            self._given_uids.add(uid)
         else:
-            md["uid"] = self.new_uid()
+            uid = self.new_uid()
+            while uid in self._given_uids:   # a snapshot made with this seed holds the draws to come
+                uid = self.new_uid()
+            md["uid"] = uid
 
     def generate_name(self, kind: Kind, base: str, namespace: str) -> str:
         """k8s: names.SimpleNameGenerator — base (cut to 58) plus 5 random characters, unused so far.
@@ -257,6 +265,8 @@ class MemoryStore:
             if previous is not None:   # e.g. a system namespace made at start: the kept one wins
                 replaced[id(obj)] = previous
             self._put(kind.kind, key, obj)
+            if obj["metadata"].get("uid"):
+                self._given_uids.add(obj["metadata"]["uid"])
         self._revision = max(self._revision, revision)
         self._rng = random.Random(f"{seed}:{revision}")
         for obj in objects:
