@@ -166,10 +166,22 @@ class SliceRec:
         self.node_selector: dict | None = spec.get("nodeSelector")
         self.per_device_set = spec.get("perDeviceNodeSelection") is not None
         self.per_device = bool(spec.get("perDeviceNodeSelection"))
-        self.devices = [DeviceRec(self.driver, self.pool, d, admitted) for d in spec.get("devices") or ()]
+        if not admitted:   # parsed now: what the input holds is checked where it always was
+            self.devices = [DeviceRec(self.driver, self.pool, d) for d in spec.get("devices") or ()]
+        # else `devices` stays unset until first read (__getattr__): a loaded fleet's slices are
+        # parsed device by device only for the nodes the allocator looks at.
         self.shared_counters: list[tuple[str, dict[str, Fraction]]] = [
             (cs.get("name", ""), {n: counter_value(v) for n, v in (cs.get("counters") or {}).items()})
             for cs in spec.get("sharedCounters") or ()]
+
+    def __getattr__(self, name: str):
+        # Only called for a slot not set: the device records of an admitted slice, built on their
+        # first read; from then on the slot answers directly (no cost on the search's loops).
+        if name != "devices":
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        devices = self.devices = [DeviceRec(self.driver, self.pool, d, True)
+                                  for d in (self.raw.get("spec") or {}).get("devices") or ()]
+        return devices
 
     @property
     def pool_id(self) -> tuple[str, str]:

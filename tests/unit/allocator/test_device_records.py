@@ -5,13 +5,16 @@ parse per distinct map across a fleet) and skips the counter comprehensions for 
 consume none. Over random devices built one after another (the memo warm with look-alikes:
 "1" and 1, lists and tuples of valid values, the same names with other values or policies), each
 record must equal, field by field, what parsing that device alone gives.
+
+A stored (admitted) slice's records are built on their first read, not when the slice arrives;
+they must equal the records of the same slice parsed at once.
 """
 from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
 from drasim.allocator import model
-from drasim.allocator.model import CapacityRec, DeviceRec, _fits_without_requests, counter_value
+from drasim.allocator.model import CapacityRec, DeviceRec, SliceRec, _fits_without_requests, counter_value
 
 quantity = st.sampled_from(["1", "2", "500m", "1Gi", "1024Mi", 1, 2])
 policies = st.fixed_dictionaries({}, optional={
@@ -65,3 +68,28 @@ def test_records_equal_a_fresh_parse(device_list, cold):
         assert rec.beyond_quick_fit == bool(raw.get("allowMultipleAllocations") or consumed or raw.get("taints")
                                             or raw.get("bindingConditions"))
         assert rec.capacity_blocks_empty == (bool(fresh) and not rec.cap_fits_empty)
+
+
+def _record(rec: DeviceRec) -> tuple:
+    return (rec.name, rec.id, rec.driver, rec.pool, rec.raw, {k: _capacity_fields(v) for k, v in rec.capacity.items()},
+            rec.cap_fits_empty, rec.allow_multi, rec.consumes, rec.compat, rec.compat_snapshot, rec.taints,
+            rec.binding_conditions, rec.binding_failure_conditions, rec.binds_to_node, rec.node_name,
+            rec.all_nodes, rec.node_selector, rec.beyond_quick_fit, rec.capacity_blocks_empty)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(devices, max_size=4), st.sampled_from(["pool-a", "pool-b"]))
+def test_records_built_on_first_read_equal_records_built_at_once(device_list, pool):
+    raw = {"metadata": {"name": "s"}, "spec": {"driver": "drv.example.com", "nodeName": "n",
+                                               "pool": {"name": pool, "generation": 1, "resourceSliceCount": 1},
+                                               "devices": [dict(d, name=f"d{i}") for i, d in enumerate(device_list)]}}
+    lazy, eager = SliceRec(raw, admitted=True), SliceRec(raw, admitted=False)
+    try:
+        object.__getattribute__(lazy, "devices")
+        built_early = True
+    except AttributeError:
+        built_early = False
+    assert not built_early
+    assert [_record(d) for d in lazy.devices] == [_record(d) for d in eager.devices]
+    assert lazy.devices is lazy.devices   # built once, then the slot answers
+    assert [d.cel_error() for d in lazy.devices] == [d.cel_error() for d in eager.devices]
