@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from drasim.api.decodedjson import json_key
 from drasim.api.quantity import Quantity, parse_quantity
 
 
@@ -61,18 +62,20 @@ class DeviceRec:
         self.raw = raw
         self.capacity, self.cap_fits_empty = _capacity(raw.get("capacity"))
         self.allow_multi = bool(raw.get("allowMultipleAllocations"))
+        consumes = raw.get("consumesCounters")
         self.consumes: list[tuple[str, dict[str, Fraction]]] = [
             (c.get("counterSet", ""), {n: counter_value(v) for n, v in (c.get("counters") or {}).items()})
-            for c in raw.get("consumesCounters") or ()]
+            for c in consumes] if consumes else []
         # KEP-5963: per consumed counter set, the declared compatibility groups (None: none), and
         # the snapshot an allocation result records (only the sets with groups; None if no set has any).
         self.compat: list[tuple[str, frozenset | None]] = [
             (c.get("counterSet", ""), frozenset(c["compatibilityGroups"]) if c.get("compatibilityGroups") else None)
-            for c in raw.get("consumesCounters") or ()]
-        self.compat_snapshot: dict[str, list[str]] | None = {
+            for c in consumes] if consumes else []
+        self.compat_snapshot: dict[str, list[str]] | None = ({
             c.get("counterSet", ""): list(c["compatibilityGroups"])
-            for c in raw.get("consumesCounters") or () if c.get("compatibilityGroups")} or None
-        self.taints: list[dict] = list(raw.get("taints") or ())
+            for c in consumes if c.get("compatibilityGroups")} or None) if consumes else None
+        taints = raw.get("taints")
+        self.taints: list[dict] = list(taints) if taints else []
         self.binding_conditions = raw.get("bindingConditions") or None
         self.binding_failure_conditions = raw.get("bindingFailureConditions") or None
         self.binds_to_node = bool(raw.get("bindsToNode"))
@@ -119,7 +122,10 @@ def _capacity(raw: dict | None) -> tuple[dict[str, CapacityRec], bool]:
     """A device's capacity records, and whether a request without capacity requests fits it."""
     if not raw:
         return _NO_CAPACITY
-    key = repr(raw)   # any value, decoded or not, tells apart
+    # orjson's text where it can write the value (repr otherwise): two capacity maps with the same
+    # text hold the same names, values and policies in the same order, so the same records
+    # (a list and a tuple of valid values, alike in JSON, parse alike too).
+    key = json_key(raw)
     found = _CAPACITIES.get(key)
     if found is None:
         records = {k: CapacityRec(v) for k, v in raw.items()}
@@ -160,10 +166,22 @@ class SliceRec:
         self.node_selector: dict | None = spec.get("nodeSelector")
         self.per_device_set = spec.get("perDeviceNodeSelection") is not None
         self.per_device = bool(spec.get("perDeviceNodeSelection"))
-        self.devices = [DeviceRec(self.driver, self.pool, d, admitted) for d in spec.get("devices") or ()]
+        if not admitted:   # parsed now: what the input holds is checked where it always was
+            self.devices = [DeviceRec(self.driver, self.pool, d) for d in spec.get("devices") or ()]
+        # else `devices` stays unset until first read (__getattr__): a loaded fleet's slices are
+        # parsed device by device only for the nodes the allocator looks at.
         self.shared_counters: list[tuple[str, dict[str, Fraction]]] = [
             (cs.get("name", ""), {n: counter_value(v) for n, v in (cs.get("counters") or {}).items()})
             for cs in spec.get("sharedCounters") or ()]
+
+    def __getattr__(self, name: str):
+        # Only called for a slot not set: the device records of an admitted slice, built on their
+        # first read; from then on the slot answers directly (no cost on the search's loops).
+        if name != "devices":
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        devices = self.devices = [DeviceRec(self.driver, self.pool, d, True)
+                                  for d in (self.raw.get("spec") or {}).get("devices") or ()]
+        return devices
 
     @property
     def pool_id(self) -> tuple[str, str]:

@@ -69,25 +69,30 @@ class AllocatedState:
     def _apply(self, allocation: dict, sign: int) -> None:
         self.token = next(_tokens)
         versions = self.pool_versions
+        exclusive = self._exclusive
         for result in (allocation.get("devices") or {}).get("results") or ():
-            pool = result.get("pool", "")
+            get = result.get
+            pool = get("pool", "")
             versions[pool] = versions.get(pool, 0) + 1
-            if result.get("adminAccess"):
+            if get("adminAccess"):
                 continue  # admin access never blocks anyone (§9.1)
-            device_id = f"{result.get('driver', '')}/{result.get('pool', '')}/{result.get('device', '')}"
-            snapshot = result.get("compatibilityGroups")
+            device_id = f"{get('driver', '')}/{pool}/{get('device', '')}"
+            snapshot = get("compatibilityGroups")
             if snapshot and sign > 0:
                 self.groups[device_id] = snapshot
-            if self.consumable_capacity and result.get("shareID") is not None:
+            if self.consumable_capacity and get("shareID") is not None:
                 _bump(self._shares, device_id, sign)
-                consumed = result.get("consumedCapacity")
+                consumed = get("consumedCapacity")
                 if consumed is not None:
                     self._apply_capacity(device_id, consumed, sign)
                 if sign < 0 and device_id in self.groups and not self.is_allocated(device_id):
                     del self.groups[device_id]
                 continue
-            _bump(self._exclusive, device_id, sign)
-            if sign < 0 and device_id in self.groups and not self.is_allocated(device_id):
+            if sign > 0:   # _bump inlined for the common case (a load counts every claim once)
+                exclusive[device_id] = exclusive.get(device_id, 0) + 1
+                continue
+            _bump(exclusive, device_id, sign)
+            if device_id in self.groups and not self.is_allocated(device_id):
                 del self.groups[device_id]
 
     def _apply_capacity(self, device_id: str, consumed: dict, sign: int) -> None:

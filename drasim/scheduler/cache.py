@@ -54,10 +54,14 @@ class SchedulerCache:
     def _changed(self, info: NodeInfo) -> None:
         info.generation += 1
         self._changes.append(info)
-        if len(self._changes) > 1_000_000:     # keep the log bounded: start afresh
-            self._change_base += len(self._changes)
-            self._changes = []
-            self.epoch += 1
+        if len(self._changes) > 1_000_000:
+            self._changed_bound()
+
+    def _changed_bound(self) -> None:
+        """Keep the log bounded: start afresh."""
+        self._change_base += len(self._changes)
+        self._changes = []
+        self.epoch += 1
 
     def nodes_with_image(self, image: str) -> int:
         return self._image_nodes.get(image, 0)
@@ -99,8 +103,11 @@ class SchedulerCache:
     def touch(self, name: str) -> None:
         """Something a Filter verdict on this node depends on changed (e.g. its devices' allocations)."""
         info = self._nodes.get(name)
-        if info is not None:
-            self._changed(info)
+        if info is not None:   # _changed, inlined: a load touches a node per claim
+            info.generation += 1
+            self._changes.append(info)
+            if len(self._changes) > 1_000_000:
+                self._changed_bound()
 
     def touch_all(self) -> None:
         self.epoch += 1

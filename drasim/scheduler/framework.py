@@ -14,7 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol, runtime_checkable
 
-from drasim.scheduler.resources import Resources, non_zero_requests, pod_requests
+from drasim.scheduler.resources import Resources, requests_memo
 
 
 class Code(enum.IntEnum):
@@ -109,8 +109,12 @@ class NodeInfo:
         self.pods[uid] = pod
         if has_pod_affinity(pod):
             self.with_affinity[uid] = pod
-        self.requested = self.requested + pod_requests(pod)
-        cpu, memory = non_zero_requests(pod)
+        # Summed in place (nothing keeps a node's `requested` across a change: readers take it
+        # within one Filter or Score call), from the shared memo: no vector copied per pod.
+        adds, (cpu, memory) = requests_memo(pod)
+        requested = self.requested
+        for name, amount in adds.items():
+            requested[name] = requested.get(name, 0) + amount
         self.non_zero_cpu += cpu
         self.non_zero_memory += memory
         self.generation += 1
@@ -120,8 +124,10 @@ class NodeInfo:
         old = self.pods.pop(uid, None)
         if old is not None:
             self.with_affinity.pop(uid, None)
-            self.requested = self.requested - pod_requests(old)
-            cpu, memory = non_zero_requests(old)
+            subs, (cpu, memory) = requests_memo(old)
+            requested = self.requested
+            for name, amount in subs.items():
+                requested[name] = requested.get(name, 0) - amount
             self.non_zero_cpu -= cpu
             self.non_zero_memory -= memory
             self.generation += 1

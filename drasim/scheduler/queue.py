@@ -121,7 +121,10 @@ class SchedulingQueue:
                 self._index_claims(info)   # the same lists name the same claims: nothing to re-index
 
     def remove(self, uid: str) -> None:
-        self._pods.pop(uid, None)
+        if self._pods.pop(uid, None) is None:
+            # Every index holds queued pods only (add, update and mark_unschedulable check
+            # membership first), so a pod not queued — one bound on arrival — has nothing to drop.
+            return
         self._in_active.discard(uid)
         self._backoff.discard(uid)
         self._leave_unschedulable(uid)

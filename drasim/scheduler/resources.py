@@ -57,6 +57,12 @@ def _memo(pod: dict) -> tuple[dict, dict[str, int], tuple[int, int]]:
     return hit
 
 
+def requests_memo(pod: dict) -> tuple[dict[str, int], tuple[int, int]]:
+    """(pod_requests, non_zero_requests) in one look-up, the first shared: read it, never change it."""
+    hit = _memo(pod)
+    return hit[1], hit[2]
+
+
 def pod_requests(pod: dict) -> Resources:
     """Effective requests of a pod (k8s PodRequests); a fresh vector."""
     return Resources(_memo(pod)[1])

@@ -114,8 +114,14 @@ class DynamicResources:
 
     def _touch(self, allocation: dict) -> None:
         """Tell the scheduler which nodes' verdicts an allocation change may affect."""
+        shared, pool_nodes, touch_node = self._shared_pools, self._pool_nodes, self._touch_node
         for r in ((allocation.get("devices") or {}).get("results") or ()):
-            self._touch_pool(r.get("pool"))
+            pool = r.get("pool")
+            if pool in shared:   # _touch_pool, inlined: a load calls this once per claim
+                self._touch_all()
+                continue
+            for node_name in pool_nodes.get(pool, ()):
+                touch_node(node_name)
 
     def _touch_pool(self, pool: str | None) -> None:
         # Counter bookkeeping is keyed by pool name alone (allocator.md §11.2): so is this.
@@ -228,8 +234,10 @@ class DynamicResources:
         return dict(slice_, spec=dict(spec, devices=patched))
 
     def _on_claim(self, ev: WatchEvent) -> None:
-        uid = ev.obj["metadata"]["uid"]
-        allocation = None if ev.type == DELETED else (ev.obj.get("status") or {}).get("allocation")
+        claim = ev.obj
+        uid = claim["metadata"]["uid"]
+        status = None if ev.type == DELETED else claim.get("status")
+        allocation = status.get("allocation") if status else None
         current = self._claim_allocs.get(uid)
         if allocation == current:
             return
@@ -237,7 +245,7 @@ class DynamicResources:
             self._remove_alloc(current)
             del self._claim_allocs[uid]
         if allocation is not None:
-            counted = self._in_flight.pop(uid, None)
+            counted = self._in_flight.pop(uid, None) if self._in_flight else None
             if counted is not None:   # our own PreBind write: counted at Reserve
                 if counted.get("devices") is allocation.get("devices"):
                     # The written copy differs only in its timestamp, which nothing counted
