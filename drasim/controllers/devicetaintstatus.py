@@ -138,10 +138,17 @@ class Pool:
             self._noexecute = self._find_noexecute_taints()
         return self._noexecute
 
+    def _any_device_tainted(self) -> bool:
+        for slice_ in self.slices.values():   # loops, not a generator: called for every slice event
+            if _generation(slice_) == self.max_generation:
+                for device in slice_["spec"].get("devices") or ():
+                    if device.get("taints"):
+                        return True
+        return False
+
     def _find_noexecute_taints(self) -> dict[str, list[dict]]:
         out: dict[str, list[dict]] = {}
-        if not any(device.get("taints") for slice_ in self.slices.values() if _generation(slice_) == self.max_generation
-                   for device in slice_["spec"].get("devices") or ()):
+        if not self._any_device_tainted():
             return out   # no newest-generation device has a taint (most pools): devices() is not needed
         for name, (_, device) in self.devices().items():
             taints = [t for t in device.get("taints") or () if t.get("effect") == NO_EXECUTE]

@@ -99,6 +99,20 @@ class ResourceClaimController:
                 self._enqueue("Pod", md.get("namespace"), md["name"])
             if ev.type == DELETED or is_pod_done(ev.obj):
                 self._enqueue_claims_of(ev.obj)
+        elif ev.kind == "ResourceClaim":
+            key = (md.get("namespace"), md["name"])
+            if ev.type == DELETED:
+                self._unblock(md.get("namespace"))
+            if ev.type == DELETED or ev.old is None or not self._same_index_keys(ev.old, ev.obj):
+                if ev.old is not None:
+                    self._unindex(ev.old, key)
+                if ev.type != DELETED:
+                    self._index(ev.obj, key)
+            if ev.type != DELETED:
+                self._enqueue("ResourceClaim", *key)
+                if (ev.obj.get("status") or {}).get("allocation"):
+                    for pod_name in sorted(smallsets.values(self._bound_users, key)):
+                        self._enqueue("Pod", key[0], pod_name)
         elif ev.kind == "PodGroup":
             if not self.workload_claims:
                 return
@@ -120,20 +134,6 @@ class ResourceClaimController:
                 for kind_name in sorted(self._awaiting_template.pop((ns, md["name"]), ())):
                     kind, _, name = kind_name.rpartition("\x00") if "\x00" in kind_name else ("Pod", "", kind_name)
                     self._enqueue(kind, ns, name)
-        elif ev.kind == "ResourceClaim":
-            key = (md.get("namespace"), md["name"])
-            if ev.type == DELETED:
-                self._unblock(md.get("namespace"))
-            if ev.type == DELETED or ev.old is None or not self._same_index_keys(ev.old, ev.obj):
-                if ev.old is not None:
-                    self._unindex(ev.old, key)
-                if ev.type != DELETED:
-                    self._index(ev.obj, key)
-            if ev.type != DELETED:
-                self._enqueue("ResourceClaim", *key)
-                if (ev.obj.get("status") or {}).get("allocation"):
-                    for pod_name in sorted(smallsets.values(self._bound_users, key)):
-                        self._enqueue("Pod", key[0], pod_name)
 
     def _pod_needs_work(self, pod: dict, statuses: dict[str, str | None]) -> bool:
         """k8s: controller.go podNeedsWork — a claim to create from a template, or (the pod has a

@@ -90,12 +90,6 @@ class SliceAttributes:
         if ev.type != DELETED:
             self._add(ev.obj)
 
-    def _keys(self, s: dict):
-        spec = s.get("spec") or {}
-        pool = spec.get("pool") or {}
-        return spec, pool, [(spec.get("driver", ""), pool.get("name", ""), d.get("name", ""))
-                            for d in spec.get("devices") or ()]
-
     def _remove(self, name: str) -> None:
         entry = self._slices.pop(name, None)
         if entry is None:
@@ -104,12 +98,17 @@ class SliceAttributes:
             smallsets.discard(self._index, key, name)
 
     def _add(self, s: dict) -> None:
-        spec, pool, keys = self._keys(s)
-        name = s["metadata"]["name"]
-        attrs = {d.get("name", ""): d.get("attributes") or {} for d in spec.get("devices") or ()}
+        spec = s.get("spec") or {}
+        pool = spec.get("pool") or {}
+        driver, pool_name, name = spec.get("driver", ""), pool.get("name", ""), s["metadata"]["name"]
+        attrs: dict[str, dict] = {}
+        keys = []
+        for d in spec.get("devices") or ():   # one loop, no comprehensions: called for every slice event
+            device = d.get("name", "")
+            attrs[device] = d.get("attributes") or {}
+            keys.append((driver, pool_name, device))
+            smallsets.add(self._index, keys[-1], name)
         self._slices[name] = (pool.get("generation") or 0, attrs, keys)
-        for key in keys:
-            smallsets.add(self._index, key, name)
 
     def __call__(self, driver: str, pool: str, device: str) -> dict:
         names = smallsets.values(self._index, (driver, pool, device))

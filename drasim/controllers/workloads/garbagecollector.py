@@ -98,8 +98,11 @@ class GarbageCollector:
             # changed references) join the graph and are checked for a missing owner.
             for r in refs:
                 smallsets.add(self._dependents, r.get("uid"), ref)
-            if any(self._gone(r, md.get("namespace") or "") for r in refs if isinstance(r, dict)):
-                self._enqueue_check(ref)
+            ns = md.get("namespace") or ""
+            for r in refs:
+                if isinstance(r, dict) and self._gone(r, ns):
+                    self._enqueue_check(ref)
+                    break
         finalizers = md.get("finalizers") or ()
         if md.get("deletionTimestamp") and (FOREGROUND_FINALIZER in finalizers or ORPHAN_FINALIZER in finalizers):
             self._owners.add(ref[1:] + (ev.kind,))   # type: ignore[arg-type]
