@@ -109,7 +109,7 @@ class Kubelets:
         self._waiting_seq = itertools.count()
         # What admission compares against, kept up to date from watch events instead of summing
         # every pod of the node for each pod admitted (that made one full node quadratic): per
-        # node, the DRA extended resources its Running pods request, and each counted pod's share.
+        # node, the DRA extended resources its Running pods request, and each counted pod's (non-empty) share.
         self._node_usage: dict[str, dict[str, int]] = {}
         self._counted: dict[tuple[str, str], tuple[str, dict, object, dict[str, int]]] = {}
         self.warnings: list[str] = []   # bad run-for annotations, for the CLI to print
@@ -157,18 +157,20 @@ class Kubelets:
         if old is not None:
             if counts and old[0] == pod["spec"]["nodeName"] and old[1] is pod["spec"] and old[2] is ext:
                 return
-            if old[3]:
-                usage = self._node_usage[old[0]]
-                for name, value in old[3].items():
-                    usage[name] -= value
+            usage = self._node_usage[old[0]]
+            for name, value in old[3].items():
+                usage[name] -= value
             del self._counted[key]
         if counts:
             share = self._extended_share(pod)
+            if not share:
+                # Counts for nothing (most pods): no entry, no node usage to make (it is read
+                # with .get); a later change of the pod computes its share afresh.
+                return
             node = pod["spec"]["nodeName"]
-            if share:   # a node's usage is read with .get: one without counted shares needs no entry
-                usage = self._node_usage.setdefault(node, {})
-                for name, value in share.items():
-                    usage[name] = usage.get(name, 0) + value
+            usage = self._node_usage.setdefault(node, {})
+            for name, value in share.items():
+                usage[name] = usage.get(name, 0) + value
             self._counted[key] = (node, pod["spec"], ext, share)
 
     @classmethod
