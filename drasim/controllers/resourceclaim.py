@@ -81,8 +81,10 @@ class ResourceClaimController:
                                                "PodGroup"))
 
     def _enqueue(self, kind: str, ns: str, name: str) -> None:
+        self._enqueue_key(kind, (ns, name))
+
+    def _enqueue_key(self, kind: str, key: tuple[str, str]) -> None:
         queued = self._queued[kind]
-        key = (ns, name)
         if key in queued:
             return
         queued.add(key)
@@ -109,9 +111,10 @@ class ResourceClaimController:
                 if ev.type != DELETED:
                     self._index(ev.obj, key)
             if ev.type != DELETED:
-                self._enqueue("ResourceClaim", *key)
-                if (ev.obj.get("status") or {}).get("allocation"):
-                    for pod_name in sorted(smallsets.values(self._bound_users, key)):
+                self._enqueue_key("ResourceClaim", key)
+                users = smallsets.values(self._bound_users, key)
+                if users and (ev.obj.get("status") or {}).get("allocation"):
+                    for pod_name in sorted(users):
                         self._enqueue("Pod", key[0], pod_name)
         elif ev.kind == "PodGroup":
             if not self.workload_claims:
