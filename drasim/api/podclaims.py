@@ -14,7 +14,8 @@ NOT_CREATED = "ResourceClaim not created yet"
 RESERVED_FOR_MAX_SIZE = 256   # k8s: ResourceClaimReservedForMaxSize (CanBeReserved)
 
 
-def _statuses(pod: dict) -> dict[str, str | None]:
+def claim_statuses(pod: dict) -> dict[str, str | None]:
+    """status.resourceClaimStatuses by entry name (claim_name's `statuses`)."""
     return {s.get("name"): s.get("resourceClaimName")
             for s in (pod.get("status") or {}).get("resourceClaimStatuses") or ()}
 
@@ -25,7 +26,7 @@ def claim_name(pod: dict, entry: dict, statuses: dict[str, str | None] | None = 
     if entry.get("resourceClaimName"):
         return entry["resourceClaimName"], False, None
     if entry.get("resourceClaimTemplateName"):
-        statuses = _statuses(pod) if statuses is None else statuses
+        statuses = claim_statuses(pod) if statuses is None else statuses
         if entry.get("name") in statuses:
             return statuses[entry["name"]], True, None    # None: no claim needed
         md = pod["metadata"]
@@ -35,8 +36,11 @@ def claim_name(pod: dict, entry: dict, statuses: dict[str, str | None] | None = 
 
 def pod_claims(pod: dict) -> Iterator[tuple[dict, str | None, bool]]:
     """(entry, claim name or None, must check owner) for every entry, errors as a None name."""
-    statuses = _statuses(pod)
-    for entry in (pod.get("spec") or {}).get("resourceClaims") or ():
+    entries = (pod.get("spec") or {}).get("resourceClaims")
+    if not entries:
+        return
+    statuses = claim_statuses(pod)
+    for entry in entries:
         name, check_owner, _ = claim_name(pod, entry, statuses)
         yield entry, name, check_owner
 
@@ -44,14 +48,19 @@ def pod_claims(pod: dict) -> Iterator[tuple[dict, str | None, bool]]:
 def is_owned_by(claim: dict, pod: dict) -> bool:
     """The claim's controller owner reference is this pod (k8s: IsForPod)."""
     uid = pod["metadata"]["uid"]
-    return any(ref.get("uid") == uid and ref.get("controller")
-               for ref in claim["metadata"].get("ownerReferences") or ())
+    for ref in claim["metadata"].get("ownerReferences") or ():   # a loop: called for every pod event
+        if ref.get("uid") == uid and ref.get("controller"):
+            return True
+    return False
 
 
 def is_reserved_for(claim: dict, pod: dict) -> bool:
     """status.reservedFor lists this pod (k8s: IsReservedForPod)."""
     uid = pod["metadata"]["uid"]
-    return any(r.get("uid") == uid for r in (claim.get("status") or {}).get("reservedFor") or ())
+    for r in (claim.get("status") or {}).get("reservedFor") or ():
+        if r.get("uid") == uid:
+            return True
+    return False
 
 
 # --- PodGroup claims (DRAWorkloadResourceClaims, beta in v1.37, off) --------------------------------

@@ -223,12 +223,12 @@ class DeviceTaintEvictionController:
             self._pools[pid] = pool
         else:
             self._pools.pop(pid, None)
-        if pool.slices and pool.noexecute_taints():
+        after = pool.noexecute_taints()
+        if pool.slices and after:
             self._tainted_pools.add(pid)
             self._noexecute_seen = True
         else:
             self._tainted_pools.discard(pid)
-        after = pool.noexecute_taints()
         if not before and not after:
             return
         modified = {name for name in before.keys() | after.keys() if before.get(name) != after.get(name)}

@@ -103,22 +103,23 @@ def is_allocated(claim: dict | None) -> bool:
 class Pool:
     """The slices of one (driver, pool); only the newest generation counts (§4.1)."""
 
-    __slots__ = ("slices", "max_generation", "_devices")
+    __slots__ = ("slices", "max_generation", "_devices", "_noexecute")
 
     def __init__(self) -> None:
         self.slices: dict[str, dict] = {}
         self.max_generation = -math.inf
         self._devices: dict[str, tuple[dict, dict]] | None = None
+        self._noexecute: dict[str, list[dict]] | None = None
 
     def add(self, slice_: dict) -> None:
         self.slices[slice_["metadata"]["name"]] = slice_
         self.max_generation = max(self.max_generation, _generation(slice_))
-        self._devices = None
+        self._devices = self._noexecute = None
 
     def remove(self, slice_: dict) -> None:
         self.slices.pop(slice_["metadata"]["name"], None)
         self.max_generation = max((_generation(s) for s in self.slices.values()), default=-math.inf)
-        self._devices = None
+        self._devices = self._noexecute = None
 
     def devices(self) -> dict[str, tuple[dict, dict]]:
         """device name → (slice, device) of the newest generation (k8s: pool.getDevice)."""
@@ -131,8 +132,24 @@ class Pool:
         return self._devices
 
     def noexecute_taints(self) -> dict[str, list[dict]]:
-        """device name → its NoExecute taints (k8s: pool.getTaintedDevices)."""
+        """device name → its NoExecute taints (k8s: pool.getTaintedDevices); kept until the pool
+        changes. Do not modify it."""
+        if self._noexecute is None:
+            self._noexecute = self._find_noexecute_taints()
+        return self._noexecute
+
+    def _any_device_tainted(self) -> bool:
+        for slice_ in self.slices.values():   # loops, not a generator: called for every slice event
+            if _generation(slice_) == self.max_generation:
+                for device in slice_["spec"].get("devices") or ():
+                    if device.get("taints"):
+                        return True
+        return False
+
+    def _find_noexecute_taints(self) -> dict[str, list[dict]]:
         out: dict[str, list[dict]] = {}
+        if not self._any_device_tainted():
+            return out   # no newest-generation device has a taint (most pools): devices() is not needed
         for name, (_, device) in self.devices().items():
             taints = [t for t in device.get("taints") or () if t.get("effect") == NO_EXECUTE]
             if taints:

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from collections import deque
 
-from drasim.api.podclaims import (RESERVED_FOR_MAX_SIZE, bound_to_group, group_consumer, is_group_consumer,
-                                  is_owned_by, is_owned_by_group, is_reserved_for, is_reserved_for_group,
-                                  pod_claims, pod_group_name)
+from drasim import smallsets
+from drasim.api.podclaims import (RESERVED_FOR_MAX_SIZE, bound_to_group, claim_statuses, group_consumer,
+                                  is_group_consumer, is_owned_by, is_owned_by_group, is_reserved_for,
+                                  is_reserved_for_group, pod_claims, pod_group_name)
 from drasim.api.podclaims import claim_name as entry_claim_name
+from drasim.controllers.batching import run_batch
 from drasim.store.events import WARNING, record_event
 from drasim.metrics import Metrics
 from drasim.errors import InputError
@@ -29,6 +31,7 @@ POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 PODGROUP_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/podgroup-claim-name"   # KEP-5729
 DELETE_PROTECTION_FINALIZER = "resource.kubernetes.io/delete-protection"
 _MAX_BASE_LEN = 57  # 63 minus "-" and 5 random characters
+_OWNER_KINDS = ("Pod", "PodGroup")
 
 
 def generate_name(pod_name: str, entry: str) -> str:
@@ -41,9 +44,12 @@ def generate_name(pod_name: str, entry: str) -> str:
     return base + "-"
 
 
+_DONE_PHASES = ("Succeeded", "Failed")
+
+
 def is_pod_done(pod: dict) -> bool:
     """Terminal, or being deleted (k8s: podutil IsPodTerminal / deletion)."""
-    return (pod.get("status") or {}).get("phase") in ("Succeeded", "Failed") or bool(
+    return (pod.get("status") or {}).get("phase") in _DONE_PHASES or bool(
         pod["metadata"].get("deletionTimestamp"))
 
 
@@ -62,38 +68,60 @@ class ResourceClaimController:
         self.metrics = metrics
         self._pods: deque[tuple[str, str]] = deque()
         self._claims: deque[tuple[str, str]] = deque()
-        self._queued: set[tuple[str, str, str]] = set()
-        # Indexes (informer indexers): pod uid -> claims it owns / claims reserved for it.
-        self._owned: dict[str, set[tuple[str, str]]] = {}
-        self._bound_users: dict[tuple[str, str], set[str]] = {}   # claim -> names of pods on a node using it
-        self._reserved: dict[str, set[tuple[str, str]]] = {}
-        self.workload_claims = False   # DRAWorkloadResourceClaims (beta, off): claims of PodGroups
         self._groups: deque[tuple[str, str]] = deque()
+        # What each queue holds, by kind: one (namespace, name) tuple serves both.
+        self._queued: dict[str, set[tuple[str, str]]] = {"Pod": set(), "ResourceClaim": set(), "PodGroup": set()}
+        # Indexes (informer indexers), drasim/smallsets.py maps: pod uid -> claims it owns / claims
+        # reserved for it; claim -> names of pods on a node using it.
+        self._owned: dict[str, object] = {}
+        self._bound_users: dict[tuple[str, str], object] = {}
+        self._reserved: dict[str, object] = {}
+        self.workload_claims = False   # DRAWorkloadResourceClaims (beta, off): claims of PodGroups
         store.subscribe(self._on_event, kinds=("Pod", "ResourceClaim", "ResourceQuota", "ResourceClaimTemplate",
                                                "PodGroup"))
 
     def _enqueue(self, kind: str, ns: str, name: str) -> None:
-        key = (kind, ns, name)
-        if key in self._queued:
+        self._enqueue_key(kind, (ns, name))
+
+    def _enqueue_key(self, kind: str, key: tuple[str, str]) -> None:
+        queued = self._queued[kind]
+        if key in queued:
             return
-        self._queued.add(key)
-        (self._pods if kind == "Pod" else self._groups if kind == "PodGroup" else self._claims).append((ns, name))
+        queued.add(key)
+        (self._pods if kind == "Pod" else self._groups if kind == "PodGroup" else self._claims).append(key)
 
     def _on_event(self, ev: WatchEvent) -> None:
         md = ev.obj["metadata"]
         if ev.kind == "Pod":
-            self._index_bound_user(ev)
-            if ev.type != DELETED and (ev.obj.get("spec") or {}).get("resourceClaims") and self._pod_needs_work(ev.obj):
+            # A pod without claim entries (most of them) is in no claim index and needs no work.
+            entries = None if ev.type == DELETED else (ev.obj.get("spec") or {}).get("resourceClaims")
+            statuses = claim_statuses(ev.obj) if entries else None
+            self._index_bound_user(ev, entries, statuses)
+            if entries and self._pod_needs_work(ev.obj, statuses):
                 self._enqueue("Pod", md.get("namespace"), md["name"])
             if ev.type == DELETED or is_pod_done(ev.obj):
                 self._enqueue_claims_of(ev.obj)
+        elif ev.kind == "ResourceClaim":
+            key = (md.get("namespace"), md["name"])
+            if ev.type == DELETED:
+                self._unblock(md.get("namespace"))
+            if ev.type == DELETED or ev.old is None or not self._same_index_keys(ev.old, ev.obj):
+                if ev.old is not None:
+                    self._unindex(ev.old, key)
+                if ev.type != DELETED:
+                    self._index(ev.obj, key)
+            if ev.type != DELETED:
+                self._enqueue_key("ResourceClaim", key)
+                users = smallsets.values(self._bound_users, key)
+                if users and (ev.obj.get("status") or {}).get("allocation"):
+                    for pod_name in sorted(users):
+                        self._enqueue("Pod", key[0], pod_name)
         elif ev.kind == "PodGroup":
             if not self.workload_claims:
                 return
             ns = md.get("namespace")
             if ev.type == DELETED:
-                for key in sorted(self._owned.get(md.get("uid"), set()) | self._reserved.get(md.get("uid"), set())):
-                    self._enqueue("ResourceClaim", *key)
+                self._enqueue_claims_of(ev.obj)
                 return
             self._enqueue("PodGroup", ns, md["name"])
             if ev.old is None or (ev.old.get("status") or {}).get("resourceClaimStatuses") != \
@@ -109,32 +137,17 @@ class ResourceClaimController:
                 for kind_name in sorted(self._awaiting_template.pop((ns, md["name"]), ())):
                     kind, _, name = kind_name.rpartition("\x00") if "\x00" in kind_name else ("Pod", "", kind_name)
                     self._enqueue(kind, ns, name)
-        elif ev.kind == "ResourceClaim":
-            key = (md.get("namespace"), md["name"])
-            if ev.type == DELETED:
-                self._unblock(md.get("namespace"))
-            if ev.type == DELETED or ev.old is None or not self._same_index_keys(ev.old, ev.obj):
-                if ev.old is not None:
-                    self._unindex(ev.old, key)
-                if ev.type != DELETED:
-                    self._index(ev.obj, key)
-            if ev.type != DELETED:
-                self._enqueue("ResourceClaim", *key)
-                if (ev.obj.get("status") or {}).get("allocation"):
-                    for pod_name in sorted(self._bound_users.get(key, ())):
-                        self._enqueue("Pod", key[0], pod_name)
 
-    def _pod_needs_work(self, pod: dict) -> bool:
+    def _pod_needs_work(self, pod: dict, statuses: dict[str, str | None]) -> bool:
         """k8s: controller.go podNeedsWork — a claim to create from a template, or (the pod has a
-        node) an allocated claim to reserve for it; the first entry that settles it decides."""
+        node) an allocated claim to reserve for it; the first entry that settles it decides.
+        `statuses`: the pod's claim_statuses."""
         if self.workload_claims and pod_group_name(pod):
             return True   # PodGroup claims (beta, off by default): always looked at by _sync_pod
         if pod["metadata"].get("deletionTimestamp"):
             return False                      # "pod is deleted"
         ns = pod["metadata"].get("namespace")
         bound = bool(pod["spec"].get("nodeName"))
-        statuses = {s.get("name"): s.get("resourceClaimName")
-                    for s in (pod.get("status") or {}).get("resourceClaimStatuses") or ()}
         for entry in pod["spec"].get("resourceClaims") or ():
             name, check_owner, error = entry_claim_name(pod, entry, statuses)
             if error is not None:
@@ -154,23 +167,22 @@ class ResourceClaimController:
                 return True                   # "need to reserve claim for pod"
         return False
 
-    def _index_bound_user(self, ev: WatchEvent) -> None:
+    def _index_bound_user(self, ev: WatchEvent, entries: list | None, statuses: dict | None) -> None:
         """claim -> pods on a node that name it (k8s: the podResourceClaimIndex), so an allocation
-        showing up later reaches the pods that still need it reserved."""
-        for obj, add in ((ev.old, False), (None if ev.type == DELETED else ev.obj, True)):
-            if obj is None or not (obj.get("spec") or {}).get("nodeName"):
-                continue
-            ns, name = obj["metadata"].get("namespace"), obj["metadata"]["name"]
-            for _entry, claim_name, _ in pod_claims(obj):
-                if claim_name is None:
-                    continue
-                users = self._bound_users.setdefault((ns, claim_name), set())
-                if add:
-                    users.add(name)
-                else:
-                    users.discard(name)
-                    if not users:
-                        del self._bound_users[(ns, claim_name)]
+        showing up later reaches the pods that still need it reserved. `entries` and `statuses`:
+        the new pod's claim entries and claim_statuses (None when deleted or without entries)."""
+        old = ev.old
+        if old is not None and (old.get("spec") or {}).get("nodeName"):
+            ns, name = old["metadata"].get("namespace"), old["metadata"]["name"]
+            for _entry, claim_name, _ in pod_claims(old):
+                if claim_name is not None:
+                    smallsets.discard(self._bound_users, (ns, claim_name), name)
+        if entries and ev.obj["spec"].get("nodeName"):
+            ns, name = ev.obj["metadata"].get("namespace"), ev.obj["metadata"]["name"]
+            for entry in entries:
+                claim_name = entry_claim_name(ev.obj, entry, statuses)[0]
+                if claim_name is not None:
+                    smallsets.add(self._bound_users, (ns, claim_name), name)
 
     def _unblock(self, namespace: str | None) -> None:
         """Room may have been made in the namespace's quota: try refused creates again (k8s retries)."""
@@ -185,50 +197,41 @@ class ResourceClaimController:
         old_reserved = (old.get("status") or {}).get("reservedFor")
         return (refs is old_refs or refs == old_refs) and (reserved is old_reserved or reserved == old_reserved)
 
-    @staticmethod
-    def _uids(claim: dict) -> tuple[list[str], list[str]]:
-        owners = [r.get("uid") for r in claim["metadata"].get("ownerReferences") or ()
-                  if r.get("kind") in ("Pod", "PodGroup") and r.get("controller")]
-        reserved = [r.get("uid") for r in (claim.get("status") or {}).get("reservedFor") or ()]
-        return owners, reserved
-
-    def _index(self, claim: dict, key: tuple[str, str]) -> None:
-        owners, reserved = self._uids(claim)
-        for uid in owners:
-            self._owned.setdefault(uid, set()).add(key)
-        for uid in reserved:
-            self._reserved.setdefault(uid, set()).add(key)
+    def _index(self, claim: dict, key: tuple[str, str], change=smallsets.add) -> None:
+        """Index the claim under its controlling Pod/PodGroup owners and its consumers' uids."""
+        for r in claim["metadata"].get("ownerReferences") or ():
+            if r.get("controller") and r.get("kind") in _OWNER_KINDS:
+                change(self._owned, r.get("uid"), key)
+        for r in (claim.get("status") or {}).get("reservedFor") or ():
+            change(self._reserved, r.get("uid"), key)
 
     def _unindex(self, claim: dict, key: tuple[str, str]) -> None:
-        owners, reserved = self._uids(claim)
-        for index, uids in ((self._owned, owners), (self._reserved, reserved)):
-            for uid in uids:
-                keys = index.get(uid)
-                if keys is not None:
-                    keys.discard(key)
-                    if not keys:
-                        del index[uid]
+        self._index(claim, key, smallsets.discard)
 
-    def _enqueue_claims_of(self, pod: dict) -> None:
-        uid = pod["metadata"]["uid"]
-        for key in sorted(self._owned.get(uid, set()) | self._reserved.get(uid, set())):
+    def _enqueue_claims_of(self, owner: dict) -> None:
+        """The claims a pod (or PodGroup) owns or is reserved for."""
+        uid = owner["metadata"].get("uid")
+        for key in sorted({*smallsets.values(self._owned, uid), *smallsets.values(self._reserved, uid)}):
             self._enqueue("ResourceClaim", *key)
 
     def has_work(self) -> bool:
         return bool(self._pods or self._claims or self._groups)
 
     def run_once(self) -> None:
+        run_batch(self, self._run_one)   # a settle after a snapshot load checks every claim, writing nothing
+
+    def _run_one(self) -> None:
         if self._groups:
-            ns, name = self._groups.popleft()
-            self._queued.discard(("PodGroup", ns, name))
+            ns, name = key = self._groups.popleft()
+            self._queued["PodGroup"].discard(key)
             self._sync_pod_group(ns, name)
         elif self._pods:
-            ns, name = self._pods.popleft()
-            self._queued.discard(("Pod", ns, name))
+            ns, name = key = self._pods.popleft()
+            self._queued["Pod"].discard(key)
             self._sync_pod(ns, name)
         elif self._claims:
-            ns, name = self._claims.popleft()
-            self._queued.discard(("ResourceClaim", ns, name))
+            ns, name = key = self._claims.popleft()
+            self._queued["ResourceClaim"].discard(key)
             self._sync_claim(ns, name)
 
     # -- pods ---------------------------------------------------------------------
@@ -291,7 +294,7 @@ class ResourceClaimController:
 
     def _existing_claim(self, pod: dict, entry: str) -> dict | None:
         """A claim created earlier for this pod entry (k8s: findPodResourceClaim)."""
-        for ns, name in sorted(self._owned.get(pod["metadata"]["uid"], ())):
+        for ns, name in sorted(smallsets.values(self._owned, pod["metadata"]["uid"])):
             claim = self.store.get("ResourceClaim", ns, name)
             if claim is not None and (claim["metadata"].get("annotations") or {}).get(
                     POD_CLAIM_NAME_ANNOTATION) == entry:
@@ -378,7 +381,7 @@ class ResourceClaimController:
             self.store.update_status(dict(group, status=dict(group.get("status") or {}, resourceClaimStatuses=statuses)))
 
     def _existing_group_claim(self, group: dict, entry: str) -> dict | None:
-        for ns, name in sorted(self._owned.get(group["metadata"]["uid"], ())):
+        for ns, name in sorted(smallsets.values(self._owned, group["metadata"]["uid"])):
             claim = self.store.get("ResourceClaim", ns, name)
             if claim is not None and (claim["metadata"].get("annotations") or {}).get(
                     PODGROUP_CLAIM_NAME_ANNOTATION) == entry:
@@ -390,8 +393,10 @@ class ResourceClaimController:
         claim = self.store.get("ResourceClaim", ns, name)
         if claim is None:
             return
+        reserved = (claim.get("status") or {}).get("reservedFor") or []
+        if reserved and self._consumers_all_there(ns, reserved):
+            return   # in use and every consumer still there: nothing below applies (the usual claim)
         status = dict(claim.get("status") or {})   # shallow: only top-level keys are replaced
-        reserved = status.get("reservedFor") or []
         keep = [r for r in reserved if not self._consumer_gone(ns, r)]
         changed = len(keep) != len(reserved)
         if changed:
@@ -425,16 +430,29 @@ class ResourceClaimController:
         name = pod_group_name(pod) if self.workload_claims else None
         return self.store.get("PodGroup", pod["metadata"].get("namespace"), name) if name else None
 
-    def _consumer_gone(self, ns: str, ref: dict) -> bool:
-        if is_group_consumer(ref):   # k8s: a reservation for a PodGroup that is gone (only with the gate on)
-            if not self.workload_claims:
+    def _consumers_all_there(self, ns: str, reserved: list[dict]) -> bool:
+        for ref in reserved:
+            if self._consumer_gone(ns, ref):
                 return False
-            group = self.store.get("PodGroup", ns, ref.get("name"))
-            return group is None or group["metadata"].get("uid") != ref.get("uid")
-        if ref.get("resource") != "pods" or ref.get("apiGroup"):
+        return True
+
+    def _consumer_gone(self, ns: str, ref: dict) -> bool:
+        if ref.get("apiGroup"):
+            if is_group_consumer(ref):   # k8s: a reservation for a PodGroup that is gone (only with the gate on)
+                if not self.workload_claims:
+                    return False
+                group = self.store.get("PodGroup", ns, ref.get("name"))
+                return group is None or group["metadata"].get("uid") != ref.get("uid")
+            return False
+        if ref.get("resource") != "pods":
             return False
         pod = self.store.get("Pod", ns, ref.get("name"))
-        return pod is None or pod["metadata"]["uid"] != ref.get("uid") or is_pod_done(pod)
+        if pod is None:
+            return True
+        md = pod["metadata"]
+        # is_pod_done, inlined: called for every consumer of every claim in a startup sync
+        return md["uid"] != ref.get("uid") or bool(md.get("deletionTimestamp")) or \
+            (pod.get("status") or {}).get("phase") in _DONE_PHASES
 
     def _owner_gone(self, claim: dict) -> bool:
         """Owned (as controller) by a pod that no longer exists or is done."""

@@ -21,6 +21,7 @@ Go writes a stream with one object per configured version, and v1alpha1 is the o
 """
 from __future__ import annotations
 
+from drasim import smallsets
 from drasim.store import DELETED, MemoryStore, WatchEvent
 
 ANNOTATION = "dra.drasim.io/device-metadata"
@@ -78,7 +79,7 @@ class SliceAttributes:
 
     def __init__(self, store: MemoryStore, watch: bool = True) -> None:
         self._slices: dict[str, tuple] = {}   # slice -> (generation, device -> attrs, index keys)
-        self._index: dict[tuple[str, str, str], set[str]] = {}    # (driver, pool, device) -> slices
+        self._index: dict[tuple[str, str, str], object] = {}    # (driver, pool, device) -> slices (smallsets)
         if watch:
             store.subscribe(self._on_event, kinds=("ResourceSlice",))
         for s in store.list("ResourceSlice"):
@@ -89,33 +90,28 @@ class SliceAttributes:
         if ev.type != DELETED:
             self._add(ev.obj)
 
-    def _keys(self, s: dict):
-        spec = s.get("spec") or {}
-        pool = spec.get("pool") or {}
-        return spec, pool, [(spec.get("driver", ""), pool.get("name", ""), d.get("name", ""))
-                            for d in spec.get("devices") or ()]
-
     def _remove(self, name: str) -> None:
         entry = self._slices.pop(name, None)
         if entry is None:
             return
         for key in entry[2]:
-            names = self._index.get(key)
-            if names is not None:
-                names.discard(name)
-                if not names:
-                    del self._index[key]
+            smallsets.discard(self._index, key, name)
 
     def _add(self, s: dict) -> None:
-        spec, pool, keys = self._keys(s)
-        name = s["metadata"]["name"]
-        attrs = {d.get("name", ""): d.get("attributes") or {} for d in spec.get("devices") or ()}
+        spec = s.get("spec") or {}
+        pool = spec.get("pool") or {}
+        driver, pool_name, name = spec.get("driver", ""), pool.get("name", ""), s["metadata"]["name"]
+        attrs: dict[str, dict] = {}
+        keys = []
+        for d in spec.get("devices") or ():   # one loop, no comprehensions: called for every slice event
+            device = d.get("name", "")
+            attrs[device] = d.get("attributes") or {}
+            keys.append((driver, pool_name, device))
+            smallsets.add(self._index, keys[-1], name)
         self._slices[name] = (pool.get("generation") or 0, attrs, keys)
-        for key in keys:
-            self._index.setdefault(key, set()).add(name)
 
     def __call__(self, driver: str, pool: str, device: str) -> dict:
-        names = self._index.get((driver, pool, device))
+        names = smallsets.values(self._index, (driver, pool, device))
         if not names:
             return {}
         newest = max(names, key=lambda n: (self._slices[n][0], n))

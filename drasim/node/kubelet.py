@@ -76,6 +76,18 @@ def parse_go_duration(text: str) -> float:
     return (-total if negative else total) / 1e9
 
 
+_DRA_EXTENDED: dict[str, bool] = {}   # resource name -> is_dra_extended_resource_name (a few names per cluster)
+
+
+def _is_dra_extended(name: str) -> bool:
+    known = _DRA_EXTENDED.get(name)
+    if known is None:
+        if len(_DRA_EXTENDED) >= 4096:
+            _DRA_EXTENDED.clear()
+        known = _DRA_EXTENDED[name] = is_dra_extended_resource_name(name)
+    return known
+
+
 def cdi_id(driver: str, claim_uid: str, device: str) -> str:
     return f"k8s.{driver}/{driver.split('.')[0]}={claim_uid}-{device}"
 
@@ -97,7 +109,7 @@ class Kubelets:
         self._waiting_seq = itertools.count()
         # What admission compares against, kept up to date from watch events instead of summing
         # every pod of the node for each pod admitted (that made one full node quadratic): per
-        # node, the DRA extended resources its Running pods request, and each counted pod's share.
+        # node, the DRA extended resources its Running pods request, and each counted pod's (non-empty) share.
         self._node_usage: dict[str, dict[str, int]] = {}
         self._counted: dict[tuple[str, str], tuple[str, dict, object, dict[str, int]]] = {}
         self.warnings: list[str] = []   # bad run-for annotations, for the CLI to print
@@ -150,13 +162,47 @@ class Kubelets:
                 usage[name] -= value
             del self._counted[key]
         if counts:
-            share = {name: value for name, value in self._admission_requests(pod, None).items()
-                     if is_dra_extended_resource_name(name)}
+            share = self._extended_share(pod)
+            if not share:
+                # Counts for nothing (most pods): no entry, no node usage to make (it is read
+                # with .get); a later change of the pod computes its share afresh.
+                return
             node = pod["spec"]["nodeName"]
             usage = self._node_usage.setdefault(node, {})
             for name, value in share.items():
                 usage[name] = usage.get(name, 0) + value
             self._counted[key] = (node, pod["spec"], ext, share)
+
+    @classmethod
+    def _extended_share(cls, pod: dict) -> dict[str, int]:
+        """The DRA extended resources a pod counts for on its node: its admission requests
+        (allocatable None) restricted to DRA extended resource names. PodRequests adds each
+        resource up on its own (podresources.py) and pod-level requests only replace cpu and
+        memory, so a pod whose containers, init containers and overhead request no such name
+        (or only names its extended-resource claim serves) counts for none: most pods, and the
+        full computation is left to the others."""
+        spec = pod["spec"]
+        served = None   # (container, resource) pairs the extended-resource claim serves
+        for key in ("containers", "initContainers"):
+            for c in spec.get(key) or ():
+                for name in (c.get("resources") or {}).get("requests") or ():
+                    if not _is_dra_extended(name):
+                        continue
+                    if served is None:
+                        status = (pod.get("status") or {}).get("extendedResourceClaimStatus") or {}
+                        served = {(m.get("containerName"), m.get("resourceName"))
+                                  for m in status.get("requestMappings") or ()}
+                    if (c.get("name"), name) not in served:
+                        return cls._full_extended_share(pod)
+        for name in spec.get("overhead") or ():
+            if _is_dra_extended(name):
+                return cls._full_extended_share(pod)
+        return {}
+
+    @classmethod
+    def _full_extended_share(cls, pod: dict) -> dict[str, int]:
+        return {name: value for name, value in cls._admission_requests(pod, None).items()
+                if is_dra_extended_resource_name(name)}
 
     def _enqueue(self, key: tuple[str, str]) -> None:
         if key not in self._queued:

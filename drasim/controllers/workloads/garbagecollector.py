@@ -17,7 +17,9 @@ so the pods of a snapshot's skipped workloads stay.
 """
 from __future__ import annotations
 
+from drasim import smallsets
 from drasim.api import kinds
+from drasim.controllers.batching import run_batch
 from drasim.controllers.workloads.common import ControllerContext, KeyQueue
 from drasim.deletion import BACKGROUND, FOREGROUND, FOREGROUND_FINALIZER, ORPHAN, ORPHAN_FINALIZER
 from drasim.errors import InputError
@@ -32,6 +34,20 @@ def controller(ctx: ControllerContext) -> "GarbageCollector":
 
 def owner_kind(ref: dict) -> kinds.Kind | None:
     """The simulated kind an owner reference names (group must match; any version)."""
+    memo_key = (ref.get("kind"), ref.get("apiVersion"))
+    try:
+        return _OWNER_KINDS[memo_key]
+    except KeyError:
+        pass
+    except TypeError:   # not strings: no memo
+        return _owner_kind(ref)
+    if len(_OWNER_KINDS) >= 1024:
+        _OWNER_KINDS.clear()
+    found = _OWNER_KINDS[memo_key] = _owner_kind(ref)
+    return found
+
+
+def _owner_kind(ref: dict) -> kinds.Kind | None:
     kind = kinds.BY_KIND.get(ref.get("kind") or "")
     api_version = ref.get("apiVersion") or ""
     group = api_version.rpartition("/")[0] if "/" in api_version else ""
@@ -40,13 +56,17 @@ def owner_kind(ref: dict) -> kinds.Kind | None:
     return kind
 
 
+# (kind, apiVersion) -> owner_kind: every dependent of a kind names it alike
+_OWNER_KINDS: dict[tuple, kinds.Kind | None] = {}
+
+
 class GarbageCollector:
     name = "garbage-collector"
 
     def __init__(self, ctx: ControllerContext) -> None:
         self.ctx = ctx
         self.store = ctx.store
-        self._dependents: dict[str, set[Ref]] = {}   # owner uid -> dependents (graph_builder's graph)
+        self._dependents: dict[str, object] = {}   # owner uid -> dependents (graph_builder's graph; smallsets)
         self._check = KeyQueue(ctx.clock)             # dependents to classify (attemptToDelete)
         self._owners = KeyQueue(ctx.clock)            # owners being deleted in foreground / orphaning
         ctx.store.subscribe(self._on_event)
@@ -62,30 +82,27 @@ class GarbageCollector:
         ref: Ref = (ev.kind, md.get("namespace") or "", md["name"])
         if old_refs and old_refs is not refs and old_refs != refs:
             for r in old_refs:
-                deps = self._dependents.get(r.get("uid"))
-                if deps is not None:
-                    deps.discard(ref)
-                    if not deps:
-                        del self._dependents[r.get("uid")]
+                smallsets.discard(self._dependents, r.get("uid"), ref)
         if ev.type == DELETED:
             for r in refs or ():
-                deps = self._dependents.get(r.get("uid"))
-                if deps is not None:
-                    deps.discard(ref)
+                smallsets.discard(self._dependents, r.get("uid"), ref)
                 if isinstance(r, dict) and self._waiting(r, md.get("namespace") or ""):
                     kind = owner_kind(r)
                     ns = (md.get("namespace") or "") if kind.namespaced else ""
                     self._owners.add((ns, r.get("name"), kind.kind))   # type: ignore[arg-type]
-            for dep in sorted(self._dependents.pop(md.get("uid"), ())):
+            for dep in sorted(smallsets.pop(self._dependents, md.get("uid"))):
                 self._enqueue_check(dep)
             return
         if refs and (old_refs is None or old_refs != refs):
             # k8s: graph_builder processGraphChanges — only references added (a new object or
             # changed references) join the graph and are checked for a missing owner.
             for r in refs:
-                self._dependents.setdefault(r.get("uid"), set()).add(ref)
-            if any(self._gone(r, md.get("namespace") or "") for r in refs if isinstance(r, dict)):
-                self._enqueue_check(ref)
+                smallsets.add(self._dependents, r.get("uid"), ref)
+            ns = md.get("namespace") or ""
+            for r in refs:
+                if isinstance(r, dict) and self._gone(r, ns):
+                    self._enqueue_check(ref)
+                    break
         finalizers = md.get("finalizers") or ()
         if md.get("deletionTimestamp") and (FOREGROUND_FINALIZER in finalizers or ORPHAN_FINALIZER in finalizers):
             self._owners.add(ref[1:] + (ev.kind,))   # type: ignore[arg-type]
@@ -110,10 +127,26 @@ class GarbageCollector:
         return owner is not None and bool(owner["metadata"].get("deletionTimestamp")) and \
             FOREGROUND_FINALIZER in (owner["metadata"].get("finalizers") or ())
 
+    def _classify(self, ref: dict, namespace: str) -> int:
+        """0 when _gone, else 1 when _waiting, else 2 (k8s: classifyReferences), from one look-up."""
+        kind = owner_kind(ref)
+        if kind is None:
+            return 2
+        owner = self.store.get(kind.kind, namespace if kind.namespaced else None, ref.get("name") or "")
+        if owner is None or owner["metadata"].get("uid") != ref.get("uid"):
+            return 0
+        if owner["metadata"].get("deletionTimestamp") and \
+                FOREGROUND_FINALIZER in (owner["metadata"].get("finalizers") or ()):
+            return 1
+        return 2
+
     def has_work(self) -> bool:
         return bool(self._check or self._owners)
 
     def run_once(self) -> None:
+        run_batch(self, self._run_one)   # a settle after a snapshot load checks every dependent, writing nothing
+
+    def _run_one(self) -> None:
         if self._owners:
             ns, name, kind = self._owners.pop()   # type: ignore[misc]
             self._process_deleting_owner(kind, ns, name)
@@ -133,12 +166,7 @@ class GarbageCollector:
         for ref in md.get("ownerReferences") or ():
             if not isinstance(ref, dict):
                 continue
-            if self._gone(ref, ns):
-                dangling.append(ref)
-            elif self._waiting(ref, ns):
-                waiting.append(ref)
-            else:
-                solid.append(ref)
+            (dangling, waiting, solid)[self._classify(ref, ns)].append(ref)
         if solid:
             if dangling or waiting:
                 drop = {r.get("uid") for r in dangling + waiting}
@@ -146,7 +174,7 @@ class GarbageCollector:
             return
         if md.get("deletionTimestamp"):
             return
-        if waiting and self._dependents.get(md.get("uid")):
+        if waiting and md.get("uid") in self._dependents:
             policy = FOREGROUND
         elif ORPHAN_FINALIZER in (md.get("finalizers") or ()):
             policy = ORPHAN
@@ -176,7 +204,7 @@ class GarbageCollector:
         md = owner["metadata"]
         uid = md["uid"]
         finalizers = md.get("finalizers") or ()
-        deps = [d for d in sorted(self._dependents.get(uid, ())) if self.store.get(d[0], d[1] or None, d[2])]
+        deps = [d for d in sorted(smallsets.values(self._dependents, uid)) if self.store.get(d[0], d[1] or None, d[2])]
         if ORPHAN_FINALIZER in finalizers:
             for d in deps:
                 dep = self.store.get(d[0], d[1] or None, d[2])
