@@ -117,6 +117,7 @@ class MemoryStore:
         # uids objects came with (a snapshot's): a drawn uid is never one of them, as kube-apiserver's
         # random ones never are (default_uid).
         self._given_uids: set[str] = set()
+        self._last_drawn: str | None = None
         self._subscribers: dict[str, list[Callable[[WatchEvent], None]]] = {k: [] for k in STORED_KINDS}
         # A durable journal (drasim/store/sqlite.py, etcd.py) writes each change before it is applied
         # here: when it raises, the store is left as it was (nothing half applied, no one notified).
@@ -176,12 +177,13 @@ class MemoryStore:
         uid = md.get("uid")
         if uid:   # an empty one is no uid
             self._rng.getrandbits(128)
-            self._given_uids.add(uid)
+            if uid is not self._last_drawn:   # admission drew it a moment ago: not given
+                self._given_uids.add(uid)
         else:
             uid = self.new_uid()
             while uid in self._given_uids:   # a snapshot made with this seed holds the draws to come
                 uid = self.new_uid()
-            md["uid"] = uid
+            md["uid"] = self._last_drawn = uid
 
     def generate_name(self, kind: Kind, base: str, namespace: str) -> str:
         """k8s: names.SimpleNameGenerator — base (cut to 58) plus 5 random characters, unused so far.
