@@ -34,7 +34,7 @@ def in_copy(cp, fn: Callable[[Any], Any], child: bool | None = None):
     """fn(copy of cp), with nothing it does reaching cp. `child`: run it in a forked process
     (True), on cp.fork() (False), or choose by size (None)."""
     if child is None:
-        child = can_fork() and sum(map(len, cp.store._objects.values())) >= CHILD_OBJECTS
+        child = can_fork() and cp.store.size() >= CHILD_OBJECTS
     if not child:
         return fn(cp.fork())
     return in_child(fn, cp)

@@ -154,6 +154,10 @@ class MemoryStore:
     def count(self, kind: str) -> int:
         return len(self._objects[kind])
 
+    def size(self) -> int:
+        """Objects stored, of every kind."""
+        return sum(map(len, self._objects.values()))
+
     def subscribe(self, handler: Callable[[WatchEvent], None], kinds: Iterable[str] | None = None) -> None:
         """Call handler on every write of the given kinds (all but Events when None), in subscription order."""
         for kind in (kinds if kinds is not None else [k for k in BY_KIND if k != "Event"]):
