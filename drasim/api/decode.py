@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 
 from drasim.api import decode_schema, gojson
+from drasim.api.passed import Passed
 from drasim.api.quantity import QUANTITY_FORMAT_ERROR, QuantityError, parse_quantity
 
 # Compiled type kinds.
@@ -173,14 +174,7 @@ def _ok_float(v) -> bool:
 
 # Quantities and times that parsed, remembered: a fleet repeats a few of them in every object
 # (`1`, `64Gi`, one creationTimestamp). Keyed by class too: 1, 1.0 and "1" are parsed apart.
-_GOOD_LEAVES: set[tuple] = set()
-_GOOD_LEAVES_MAX = 100_000
-
-
-def _remember(key: tuple) -> None:
-    if len(_GOOD_LEAVES) >= _GOOD_LEAVES_MAX:
-        _GOOD_LEAVES.clear()
-    _GOOD_LEAVES.add(key)
+_GOOD_LEAVES = Passed(100_000)
 
 
 def _ok_quantity(v) -> bool:
@@ -195,7 +189,7 @@ def _ok_quantity(v) -> bool:
         parse_quantity(v if isinstance(v, str) else gojson.number_text(v))
     except (QuantityError, ValueError):
         return False
-    _remember(key)
+    _GOOD_LEAVES.remember(key)
     return True
 
 
@@ -209,7 +203,7 @@ def _ok_time(v) -> bool:
         return True
     if gojson.rfc3339_error(v) is not None:
         return False
-    _remember(key)
+    _GOOD_LEAVES.remember(key)
     return True
 
 

@@ -29,6 +29,7 @@ from typing import Annotated, Any, Optional, Union
 import msgspec
 
 from drasim.api import decode, gojson
+from drasim.api.passed import Passed
 
 _MAX_FLOAT = 1.7976931348623157e308
 _FINITE = Annotated[float, msgspec.Meta(ge=-_MAX_FLOAT, le=_MAX_FLOAT)]   # NaN fails both bounds
@@ -129,11 +130,10 @@ class _BadLeaf(ValueError):
 # (a snapshot repeats one creationTimestamp and a few quantities in every object). Only
 # strings: 1, 1.0 and True are one key to a set, and quantities tell them apart.
 _PASSED: dict = {}
-_PASSED_MAX = 100_000
 
 
 def _passed(ok):
-    good = _PASSED.setdefault(ok, set())
+    good = _PASSED.setdefault(ok, Passed(100_000))
 
     def check(value) -> bool:
         if value.__class__ is str:
@@ -141,9 +141,7 @@ def _passed(ok):
                 return True
             if not ok(value):
                 return False
-            if len(good) >= _PASSED_MAX:
-                good.clear()
-            good.add(value)
+            good.remember(value)
             return True
         return ok(value)
     return check, good

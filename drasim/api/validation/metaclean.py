@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from drasim.api.passed import Passed
 from drasim.api.validation.common import (TOTAL_ANNOTATION_SIZE_LIMIT, byte_len, dns1123_label_clean,
                                           dns1123_subdomain_clean, is_dns1123_label, is_dns1123_subdomain,
                                           is_qualified_name, label_value_clean)
@@ -13,8 +14,7 @@ from drasim.api.validation.common import (TOTAL_ANNOTATION_SIZE_LIMIT, byte_len,
 # Names are unique, so the name checks' caches miss for every object of a snapshot: for the two
 # usual formats, "no messages" is read off the pattern (common.dns1123_subdomain_clean).
 _NAME_IS_CLEAN = {is_dns1123_subdomain: dns1123_subdomain_clean, is_dns1123_label: dns1123_label_clean}
-_GOOD_TIMES: set[str] = set()   # creationTimestamps that parsed: a snapshot repeats a few
-_GOOD_TIMES_MAX = 10_000
+_GOOD_TIMES = Passed(10_000)   # creationTimestamps that parsed: a snapshot repeats a few
 
 
 def _time_ok(created: str) -> bool:
@@ -26,9 +26,7 @@ def _time_ok(created: str) -> bool:
         datetime.fromisoformat(created[:-1] + "+00:00" if created[-1:] in ("Z", "z") else created)
     except ValueError:
         return False
-    if len(_GOOD_TIMES) >= _GOOD_TIMES_MAX:
-        _GOOD_TIMES.clear()
-    _GOOD_TIMES.add(created)
+    _GOOD_TIMES.remember(created)
     return True
 
 
@@ -66,16 +64,9 @@ def clean(obj: dict, namespaced: bool, name_fn) -> bool:
 
 # Label keys and values and annotation keys that passed, remembered (a fleet's objects share
 # them); a value the set does not hold is checked, as _string_map and the checks above did.
-_GOOD_LABEL_KEYS: set[str] = set()
-_GOOD_LABEL_VALUES: set[str] = set()
-_GOOD_ANNOTATION_KEYS: set[str] = set()
-_GOOD_MAX = 10_000
-
-
-def _remember(good: set[str], value: str) -> None:
-    if len(good) >= _GOOD_MAX:
-        good.clear()
-    good.add(value)
+_GOOD_LABEL_KEYS = Passed(10_000)
+_GOOD_LABEL_VALUES = Passed(10_000)
+_GOOD_ANNOTATION_KEYS = Passed(10_000)
 
 
 def _labels_clean(labels) -> bool:
@@ -87,7 +78,7 @@ def _labels_clean(labels) -> bool:
         if k not in _GOOD_LABEL_KEYS:
             if not isinstance(k, str) or is_qualified_name(k):
                 return False
-            _remember(_GOOD_LABEL_KEYS, k)
+            _GOOD_LABEL_KEYS.remember(k)
         if v is None:
             v = ""
         elif v.__class__ is not str:   # unhashable, maybe: not looked up
@@ -95,7 +86,7 @@ def _labels_clean(labels) -> bool:
         if v not in _GOOD_LABEL_VALUES:
             if not label_value_clean(v):
                 return False
-            _remember(_GOOD_LABEL_VALUES, v)
+            _GOOD_LABEL_VALUES.remember(v)
     return True
 
 
@@ -109,7 +100,7 @@ def _annotations_clean(annotations) -> bool:
         if k not in _GOOD_ANNOTATION_KEYS:
             if not isinstance(k, str) or is_qualified_name(k.lower()):
                 return False
-            _remember(_GOOD_ANNOTATION_KEYS, k)
+            _GOOD_ANNOTATION_KEYS.remember(k)
         if v is None:
             v = ""
         elif v.__class__ is not str:
