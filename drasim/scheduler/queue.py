@@ -125,6 +125,10 @@ class SchedulingQueue:
             # Every index holds queued pods only (add, update and mark_unschedulable check
             # membership first), so a pod not queued — one bound on arrival — has nothing to drop.
             return
+        self._unindex(uid)
+
+    def _unindex(self, uid: str) -> None:
+        """Drop uid from every index but _pods."""
         self._in_active.discard(uid)
         self._backoff.discard(uid)
         self._leave_unschedulable(uid)

@@ -18,15 +18,7 @@ class _FullRemove(SchedulingQueue):
 
     def remove(self, uid: str) -> None:
         self._pods.pop(uid, None)
-        self._in_active.discard(uid)
-        self._backoff.discard(uid)
-        self._leave_unschedulable(uid)
-        for key in self._claims_of.pop(uid, ()):
-            uids = self._by_claim.get(key)
-            if uids is not None:
-                uids.discard(uid)
-                if not uids:
-                    del self._by_claim[key]
+        self._unindex(uid)
 
 
 def _pod(i: int, version: int) -> dict:
