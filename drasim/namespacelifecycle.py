@@ -35,7 +35,7 @@ class PendingNamespaces(list):
 
     def __init__(self, namespaces) -> None:
         super().__init__(namespaces)
-        names = [(o.get("metadata") or {}).get("name") for o in self if o.get("kind") == "Namespace"]
+        names = [_name_of(o) for o in self if o.get("kind") == "Namespace"]
         self.names = frozenset(n for n in names if isinstance(n, str) and n)
         self.all_named = len(self.names) == len(names)
 
@@ -45,8 +45,15 @@ class PendingNamespaces(list):
         return not self.all_named and _named_in(self, ns)
 
 
+def _name_of(namespace: dict):
+    """The name a Namespace document gives, or None; a metadata of the wrong type is decoding's
+    to report (it runs after the phase's namespaces are gathered)."""
+    md = namespace.get("metadata")
+    return md.get("name") if isinstance(md, dict) else None
+
+
 def _named_in(pending, ns: str) -> bool:
-    return any(o.get("kind") == "Namespace" and (o.get("metadata") or {}).get("name") == ns for o in pending)
+    return any(o.get("kind") == "Namespace" and _name_of(o) == ns for o in pending)
 
 
 def admission_error(store: MemoryStore, kind: kinds.Kind, obj: dict, pending: list[dict] = (),
