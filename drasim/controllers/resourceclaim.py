@@ -5,7 +5,9 @@ k8s: pkg/controller/resourceclaim/controller.go.
 - For each pod entry with `resourceClaimTemplateName` it creates one claim from
   the template (generateName `<pod>-<entry>-`, the pod as controlling owner,
   annotation `resource.kubernetes.io/pod-claim-name`) and records it in
-  `pod.status.resourceClaimStatuses`.
+  `pod.status.resourceClaimStatuses`. A recorded claim that was deleted (or is no
+  longer the pod's) is made again under a new name (handleClaim), unless the pod
+  is being deleted or is done.
 - It removes pods that are gone or finished from `status.reservedFor`; a claim
   nobody uses any more is deallocated (structured parameters need no driver
   for that) and loses its delete-protection finalizer; a claim owned by a pod
@@ -105,6 +107,7 @@ class ResourceClaimController:
             key = (md.get("namespace"), md["name"])
             if ev.type == DELETED:
                 self._unblock(md.get("namespace"))
+                self._enqueue_owner_pod(ev.obj)
             if ev.type == DELETED or ev.old is None or not self._same_index_keys(ev.old, ev.obj):
                 if ev.old is not None:
                     self._unindex(ev.old, key)
@@ -208,6 +211,18 @@ class ResourceClaimController:
     def _unindex(self, claim: dict, key: tuple[str, str]) -> None:
         self._index(claim, key, smallsets.discard)
 
+    def _enqueue_owner_pod(self, claim: dict) -> None:
+        """A deleted claim's controlling pod, if it still needs work: the claim was made from its
+        template and is re-created (k8s: onResourceClaimDelete enqueues the pods of the
+        podResourceClaimIndex; only a template's claim is re-created, and its pod owns it)."""
+        ns = claim["metadata"].get("namespace")
+        for ref in claim["metadata"].get("ownerReferences") or ():
+            if ref.get("kind") == "Pod" and ref.get("controller"):
+                pod = self.store.get("Pod", ns, ref.get("name"))
+                if pod is not None and pod["metadata"].get("uid") == ref.get("uid") and not is_pod_done(pod) \
+                        and self._pod_needs_work(pod, claim_statuses(pod)):
+                    self._enqueue("Pod", ns, pod["metadata"]["name"])
+
     def _enqueue_claims_of(self, owner: dict) -> None:
         """The claims a pod (or PodGroup) owns or is reserved for."""
         uid = owner["metadata"].get("uid")
@@ -240,12 +255,15 @@ class ResourceClaimController:
         if pod is None or is_pod_done(pod):
             return
         statuses = list((pod.get("status") or {}).get("resourceClaimStatuses") or [])
-        known = {s.get("name") for s in statuses}
+        known = {s.get("name"): i for i, s in enumerate(statuses)}
         added = False
         group = self._group_of(pod)
         for entry in pod["spec"].get("resourceClaims") or ():
             template_name = entry.get("resourceClaimTemplateName")
-            if not template_name or entry.get("name") in known:
+            if not template_name:
+                continue
+            at = known.get(entry.get("name"))
+            if at is not None and (bound_to_group(pod, group, entry) or not self._recorded_claim_lost(pod, statuses[at])):
                 continue
             if bound_to_group(pod, group, entry):   # the group's claim: its name comes from the group's status
                 generated = {g.get("name"): g.get("resourceClaimName")
@@ -260,7 +278,11 @@ class ResourceClaimController:
                 # k8s: syncPod stops at the first entry that fails (Event, error returned) and
                 # writes no resourceClaimStatuses; claims made so far are found again next time.
                 return
-            statuses.append({"name": entry["name"], "resourceClaimName": claim["metadata"]["name"]})
+            recorded = {"name": entry["name"], "resourceClaimName": claim["metadata"]["name"]}
+            if at is None:
+                statuses.append(recorded)
+            else:   # the status apply is keyed by entry name: the lost claim's name is replaced
+                statuses[at] = recorded
             added = True
         if added:
             pod = self.store.get("Pod", ns, name)
@@ -269,6 +291,16 @@ class ResourceClaimController:
             pod = self.store.update_status(dict(pod, status=status), copy=False)
         if pod["spec"].get("nodeName"):
             self._reserve_for_bound_pod(pod)
+
+    def _recorded_claim_lost(self, pod: dict, recorded: dict) -> bool:
+        """k8s handleClaim: a claim recorded in pod.status.resourceClaimStatuses "should exist ...
+        but perhaps it was deleted accidentally. In that case we re-create it"; one no longer owned
+        by the pod is replaced by a new one too. A recorded name of null means no claim is needed."""
+        name = recorded.get("resourceClaimName")
+        if name is None:
+            return False
+        claim = self.store.get("ResourceClaim", pod["metadata"].get("namespace"), name)
+        return claim is None or not is_owned_by(claim, pod)
 
     def _reserve_for_bound_pod(self, pod: dict) -> None:
         """A pod that has a node without the scheduler (spec.nodeName set by its author) gets
