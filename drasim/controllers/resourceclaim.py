@@ -212,11 +212,13 @@ class ResourceClaimController:
         self._index(claim, key, smallsets.discard)
 
     def _enqueue_owner_pod(self, claim: dict) -> None:
-        """A deleted claim's controlling pod, if it still needs work: the claim was made from its
+        """A deleted claim's controlling pod (or PodGroup), if it still needs work: the claim was made from its
         template and is re-created (k8s: onResourceClaimDelete enqueues the pods of the
         podResourceClaimIndex; only a template's claim is re-created, and its pod owns it)."""
         ns = claim["metadata"].get("namespace")
         for ref in claim["metadata"].get("ownerReferences") or ():
+            if ref.get("kind") == "PodGroup" and ref.get("controller") and self.workload_claims:
+                self._enqueue("PodGroup", ns, ref.get("name"))   # _sync_pod_group makes a lost claim again
             if ref.get("kind") == "Pod" and ref.get("controller"):
                 pod = self.store.get("Pod", ns, ref.get("name"))
                 if pod is not None and pod["metadata"].get("uid") == ref.get("uid") and not is_pod_done(pod) \

@@ -111,3 +111,17 @@ def test_one_reservation_for_the_group_lifts_the_256_consumer_limit(flag, runnin
     assert sum(1 for p in cp.store.list("Pod", "default") if p["spec"].get("nodeName")) == running
     reserved = cp.store.get("ResourceClaim", "default", "shared")["status"]["reservedFor"]
     assert len(reserved) == (1 if flag == BOTH else 256)
+
+
+def test_a_groups_deleted_claim_is_made_again():
+    """Before any member is scheduled (no finalizer yet) the group's claim is deleted: the
+    controller makes another and records it in the group's status."""
+    cp = cluster(BOTH)
+    group(cp, TEMPLATE)
+    [first] = claims(cp)
+    cp.delete("ResourceClaim", "default", first["metadata"]["name"])
+    cp.settle()
+    [second] = claims(cp)
+    assert second["metadata"]["name"] != first["metadata"]["name"]
+    [status] = cp.store.get("PodGroup", "default", "g")["status"]["resourceClaimStatuses"]
+    assert status == {"name": "gpu", "resourceClaimName": second["metadata"]["name"]}
