@@ -32,18 +32,19 @@ COMPONENT = "resource_claim"
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 PODGROUP_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/podgroup-claim-name"   # KEP-5729
 DELETE_PROTECTION_FINALIZER = "resource.kubernetes.io/delete-protection"
-_MAX_BASE_LEN = 57  # 63 minus "-" and 5 random characters
+_MAX_BASE_LEN = 57  # k8s maxBaseLen: "Leave space for hyphen and 5 random characters"
 _OWNER_KINDS = ("Pod", "PodGroup")
 
 
 def generate_name(pod_name: str, entry: str) -> str:
-    """k8s: controller.go handleClaim — both parts cut proportionally when too long."""
-    base = f"{pod_name}-{entry}"
-    if len(base) > _MAX_BASE_LEN:
-        pod_part = pod_name[: len(pod_name) * _MAX_BASE_LEN // len(base)]
-        entry_part = entry[: len(entry) * _MAX_BASE_LEN // len(base)]
-        base = f"{pod_part}-{entry_part}"
-    return base + "-"
+    """k8s: controller.go handleClaim. `<pod>-<entry>-`; when that is longer than 57 (room for the
+    API server's 5 random characters and a hyphen in 63), both parts are cut in proportion to the
+    whole prefix's length and joined by one hyphen, with no hyphen at the end (as Go writes it)."""
+    prefix = f"{pod_name}-{entry}-"
+    if len(prefix) > _MAX_BASE_LEN:
+        whole = len(prefix)
+        prefix = f"{pod_name[: len(pod_name) * _MAX_BASE_LEN // whole]}-{entry[: len(entry) * _MAX_BASE_LEN // whole]}"
+    return prefix
 
 
 _DONE_PHASES = ("Succeeded", "Failed")
