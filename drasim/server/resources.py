@@ -180,6 +180,10 @@ class Resources:
         return stored
 
     def patch(self, t: Target, content_type: str, raw: bytes, validation: str = "Strict") -> tuple[int, dict]:
+        # k8s: handlers/patch.go PatchResource checks the patch type before it reads the object,
+        # so a server-side apply of an object that does not exist is the same 415, not a 404.
+        if content_type not in (JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH):
+            raise _unsupported_patch(content_type)
         old = self.get(t)
         try:
             body = json.loads(raw or b"null")
@@ -195,12 +199,15 @@ class Resources:
             elif content_type == STRATEGIC_PATCH:
                 patched = patches.strategic_merge(old, body)
             else:
-                raise st.ApiError(415, "UnsupportedMediaType",
-                                  f'the server does not support patch type "{content_type}" '
-                                  "(server-side apply is not modelled; use kubectl apply without --server-side)", {})
+                raise _unsupported_patch(content_type)
         except patches.PatchError as e:
             if e.malformed:
                 raise st.bad_request(str(e)) from None
+            if content_type == JSON_PATCH:
+                # k8s: handlers/patch.go applyJSPatch answers a patch that does not apply with
+                # NewGenericServerResponse(422), whose message is the generic one (details empty).
+                raise st.ApiError(422, "Invalid", "the server rejected our request due to an error in our request",
+                                  {}) from None
             raise st.ApiError(422, "Invalid", str(e), {}) from None
         if not isinstance(patched, dict):
             raise st.bad_request("the patch does not produce an object")
@@ -318,3 +325,9 @@ class Resources:
         self.cp.store.replace(new)
         self.on_write()
         return 201, st.success_status()
+
+
+def _unsupported_patch(content_type: str) -> st.ApiError:
+    return st.ApiError(415, "UnsupportedMediaType",
+                       f'the server does not support patch type "{content_type}" '
+                       "(server-side apply is not modelled; use kubectl apply without --server-side)", {})
