@@ -1,59 +1,37 @@
 """Label and field selectors as query parameters (`labelSelector=`, `fieldSelector=`).
 
-k8s: staging/src/k8s.io/apimachinery/pkg/labels/selector.go (Parse: `a=b`, `a==b`, `a!=b`,
-     `a in (x,y)`, `a notin (x)`, `a`, `!a`), pkg/fields/selector.go (ParseSelector: `=`, `==`,
-     `!=` only), and each kind's registry GetAttrs / SelectableFields (pkg/registry/...).
-Label requirements compile to drasim.api.labelselector's LabelSelector, the one matcher.
+k8s: staging/src/k8s.io/apimachinery/pkg/labels/selector.go (Parse: labelparse.py), pkg/fields/selector.go
+     (ParseSelector: `=`, `==`, `!=` only), and each kind's registry GetAttrs / SelectableFields
+     (pkg/registry/...).
 """
 from __future__ import annotations
 
 import re
 from typing import Callable
 
-from drasim.api.labelselector import LabelSelector, LabelSelectorError, compile_label_selector
+from drasim.server import labelparse
 from drasim.server.status import bad_request
 
-_SET_OP = re.compile(r"^\s*(!?)\s*([A-Za-z0-9_./-]+)\s+(in|notin)\s*\(([^)]*)\)\s*$")
-_EQ_OP = re.compile(r"^\s*([A-Za-z0-9_./-]+)\s*(==|!=|=)\s*([A-Za-z0-9_.-]*)\s*$")
-_EXISTS = re.compile(r"^\s*(!?)\s*([A-Za-z0-9_./-]+)\s*$")
+class LabelRequirements:
+    """A parsed labelSelector: every requirement must match (k8s: internalSelector.Matches)."""
+
+    __slots__ = ("requirements",)
+
+    def __init__(self, requirements: list[labelparse.Requirement]) -> None:
+        self.requirements = tuple(requirements)
+
+    def matches(self, labels: dict) -> bool:
+        return all(r.matches(labels) for r in self.requirements)
 
 
-def _split_top(text: str) -> list[str]:
-    """Split on commas outside parentheses (`a in (x,y),b` is two requirements)."""
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return parts
-
-
-def parse_label_selector(text: str | None) -> LabelSelector | None:
-    """None when no selector was given (everything matches)."""
+def parse_label_selector(text: str | None) -> LabelRequirements | None:
+    """None when no selector was given (everything matches); a 400 with labels.Parse's error otherwise
+    (k8s: the query parameter's conversion, Convert_string_To_labels_Selector)."""
     if text is None or not text.strip():
         return None
-    exprs: list[dict] = []
-    for part in _split_top(text):
-        if m := _SET_OP.match(part):
-            if m.group(1):
-                raise bad_request("unable to parse requirement: found '!', expected: identifier")
-            values = [v.strip() for v in m.group(4).split(",") if v.strip()]
-            exprs.append({"key": m.group(2), "operator": "In" if m.group(3) == "in" else "NotIn", "values": values})
-        elif m := _EQ_OP.match(part):
-            exprs.append({"key": m.group(1), "operator": "NotIn" if m.group(2) == "!=" else "In",
-                          "values": [m.group(3)]})
-        elif m := _EXISTS.match(part):
-            exprs.append({"key": m.group(2), "operator": "DoesNotExist" if m.group(1) else "Exists"})
-        else:
-            raise bad_request(f"unable to parse requirement: {part.strip()!r}")
     try:
-        return compile_label_selector({"matchExpressions": exprs})
-    except LabelSelectorError as e:
+        return LabelRequirements(labelparse.parse(text))
+    except labelparse.SelectorSyntaxError as e:
         raise bad_request(str(e)) from None
 
 
@@ -110,7 +88,7 @@ def parse_field_selector(kind: str, text: str | None) -> FieldSelector | None:
     return out
 
 
-def matches(obj: dict, labels: LabelSelector | None, fields: FieldSelector | None) -> bool:
+def matches(obj: dict, labels: LabelRequirements | None, fields: FieldSelector | None) -> bool:
     if labels is not None and not labels.matches((obj.get("metadata") or {}).get("labels") or {}):
         return False
     if fields:

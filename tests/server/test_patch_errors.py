@@ -43,3 +43,11 @@ def test_server_side_apply_is_415_whether_or_not_the_object_exists(server):
         assert (code, s["reason"]) == (415, "UnsupportedMediaType"), name
         assert "server-side apply is not modelled" in s["message"]
     assert server.call("GET", PODS + "/p-ssa-missing")[0] == 404
+
+
+def test_a_label_selector_typo_is_400_with_labels_parse_words(server):
+    code, s = server.call("GET", PODS + "?labelSelector=app+in+(x")
+    assert (code, s["reason"], s["message"]) == (400, "BadRequest", "unable to parse requirement: found '', expected: ',' or ')'")
+    server.call("POST", PODS, pod("p-selected"))
+    code, listed = server.call("GET", PODS + "?labelSelector=a+in+(1,2),!b")
+    assert code == 200 and "p-selected" in [p["metadata"]["name"] for p in listed["items"]]
