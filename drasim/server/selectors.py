@@ -6,7 +6,6 @@ k8s: staging/src/k8s.io/apimachinery/pkg/labels/selector.go (Parse: labelparse.p
 """
 from __future__ import annotations
 
-import re
 from typing import Callable
 
 from drasim.server import labelparse
@@ -73,19 +72,66 @@ FieldSelector = list[tuple[Callable[[dict], str], bool, str]]   # (getter, equal
 
 
 def parse_field_selector(kind: str, text: str | None) -> FieldSelector | None:
+    """k8s: fields.ParseSelector (splitTerms on unescaped commas, empty terms skipped, the first
+    `!=`, `==` or `=` splits a term, UnescapeValue) and the kind's field label conversion."""
     if text is None or not text.strip():
         return None
     fields = SELECTABLE.get(kind, _COMMON)
-    out: FieldSelector = []
-    for part in text.split(","):
-        m = re.match(r"^\s*([^=!]+?)\s*(==|!=|=)\s*(.*?)\s*$", part)
-        if not m:
+    terms = []
+    for part in sorted(_split_terms(text)):
+        if part == "":
+            continue
+        term = _split_term(part)
+        if term is None:
             raise bad_request(f"invalid selector: '{text}'; can't understand '{part}'")
-        if m.group(1) not in fields:
-            # k8s: registry/generic ... `field label not supported: %s`
-            raise bad_request(f'field label not supported: {m.group(1)}')
-        out.append((fields[m.group(1)], m.group(2) != "!=", m.group(3)))
-    return out
+        terms.append((term[0], term[1], _unescape(term[2])))
+    for lhs, _, _ in terms:   # parsed whole first, then converted (Selector.Transform)
+        if lhs not in fields:
+            # k8s: runtime.Scheme ConvertFieldLabel, `field label not supported: %s`
+            raise bad_request(f'field label not supported: {lhs}')
+    return [(fields[lhs], op != "!=", value) for lhs, op, value in terms]
+
+
+def _split_terms(text: str) -> list[str]:
+    terms, start, escaped = [], 0, False
+    for i, ch in enumerate(text):
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch == ",":
+            terms.append(text[start:i])
+            start = i + 1
+    terms.append(text[start:])
+    return terms
+
+
+def _split_term(term: str) -> tuple[str, str, str] | None:
+    for i in range(len(term)):
+        for op in ("!=", "==", "="):
+            if term.startswith(op, i):
+                return term[:i], op, term[i + len(op):]
+    return None
+
+
+def _unescape(value: str) -> str:
+    """k8s: fields.UnescapeValue (its errors print the rune as a number, %v of a Go rune)."""
+    out, escaped = [], False
+    for ch in value:
+        if escaped:
+            if ch not in "\\,=":
+                raise bad_request(f"invalid field selector: invalid escape sequence: \\{ch}")
+            out.append(ch)
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch in ",=":
+            raise bad_request(f"invalid field selector: unescaped character in value: {ord(ch)}")
+        else:
+            out.append(ch)
+    if escaped:
+        raise bad_request("invalid field selector: invalid escape sequence: \\")
+    return "".join(out)
 
 
 def matches(obj: dict, labels: LabelRequirements | None, fields: FieldSelector | None) -> bool:

@@ -1,5 +1,5 @@
-"""labelSelector= as apimachinery's labels.Parse reads it: grammar, value sets, Gt/Lt, and the
-error text kube-apiserver answers a typo with (pkg/labels/selector.go)."""
+"""labelSelector= and fieldSelector= as apimachinery reads them (labels.Parse, fields.ParseSelector): grammar, value sets,
+Gt/Lt, escapes, and the error text kube-apiserver answers a typo with (pkg/labels, pkg/fields)."""
 import pytest
 from hypothesis import given, strategies as st
 
@@ -61,3 +61,24 @@ def test_a_written_out_label_set_selects_itself(labels):
     assert all(r.matches(labels) for r in requirements)
     changed = {k: v + "x" for k, v in labels.items()}
     assert not all(r.matches(changed) for r in requirements)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("metadata.name=a=b", "invalid field selector: unescaped character in value: 61"),   # %v of a Go rune
+    ("metadata.name=a\\x", "invalid field selector: invalid escape sequence: \\x"),
+    ("x", "invalid selector: 'x'; can't understand 'x'"),
+    ("spec.nodeName = n1", "field label not supported: spec.nodeName "),
+])
+def test_field_selector_errors_read_as_fields_parse_selector_writes_them(text, message):
+    from drasim.server.selectors import parse_field_selector
+    from drasim.server.status import ApiError
+    with pytest.raises(ApiError) as e:
+        parse_field_selector("Pod", text)
+    assert e.value.message == message
+
+
+def test_field_selector_escapes_and_empty_terms():
+    from drasim.server.selectors import matches, parse_field_selector
+    pod = {"metadata": {"name": "a,b", "namespace": "ns"}, "spec": {"nodeName": "n1"}}
+    assert matches(pod, None, parse_field_selector("Pod", "metadata.name=a\\,b,spec.nodeName==n1,"))
+    assert not matches(pod, None, parse_field_selector("Pod", "spec.nodeName!=n1"))
