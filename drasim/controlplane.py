@@ -337,7 +337,9 @@ class ControlPlane:
         stored: list[dict] = []
         for doc, obj, old in prepared:
             if old is not None:
-                stored.append(self._update(doc.kind, obj))
+                # k8s: an apply that changes nothing writes nothing ("pod/x unchanged")
+                unchanged = _same_but_version(obj, old, False, doc.kind.has_status and doc.kind.kind != "Node")
+                stored.append(old if unchanged else self._update(doc.kind, obj))
                 continue
             self.clock.advance(1)   # a later document gets a later creationTimestamp
             if "creationTimestamp" not in obj["metadata"]:   # a snapshot's objects have theirs: none formatted
@@ -517,6 +519,9 @@ def _merge_for_apply(old: dict, new: dict, kind: kinds.Kind) -> dict:
     """kubectl apply onto an existing object: fields the manifest gives replace the stored ones.
 
     metadata keeps what the server owns (uid, creationTimestamp, finalizers unless given).
+    A Pod's spec is merged into the stored one instead (strategic merge, containers by name):
+    what the server wrote there (spec.nodeName by the binding, admission's fields) stays, as
+    kubectl apply's patch leaves it, and ValidatePodUpdate judges what the manifest changed.
     """
     merged = clone(old)
     for key, value in new.items():
@@ -527,6 +532,9 @@ def _merge_for_apply(old: dict, new: dict, kind: kinds.Kind) -> dict:
                     md[mk] = clone(value[mk])
         elif key == "status" and kind.kind != "Node":
             continue
+        elif key == "spec" and kind.kind == "Pod" and isinstance(value, dict) and isinstance(merged.get(key), dict):
+            from drasim.server.patch import strategic_merge   # a pure function; nothing of the server
+            merged[key] = strategic_merge({key: merged[key]}, {key: value})[key]   # rooted: its merge keys are the spec's
         else:
             merged[key] = clone(value)
     return merged

@@ -20,8 +20,19 @@ def find_pod(cp: ControlPlane, ref: str) -> dict:
         raise InputError(f'{ref!r}: a pod is named NAME or NAMESPACE/NAME')
     pod = cp.store.get("Pod", ns or "default", name)
     if pod is None:
-        raise InputError(f'pods "{name}" not found in namespace "{ns or "default"}"')
+        raise InputError(f'pods "{name}" not found in namespace "{ns or "default"}"{_made_from(cp, ns or "default", name)}')
     return pod
+
+
+def _made_from(cp: ControlPlane, namespace: str, name: str) -> str:
+    """A workload's name given for a pod's (a Job, a Deployment): the pods its controller named after it."""
+    prefix = f"{name}-"
+    made = sorted(p["metadata"]["name"] for p in cp.store.list("Pod") if p["metadata"].get("namespace") == namespace
+                  and p["metadata"]["name"].startswith(prefix))
+    if not made:
+        return ""
+    shown = ", ".join(made[:5]) + (f" and {len(made) - 5} more" if len(made) > 5 else "")
+    return f'; pods whose names start with "{prefix}": {shown}'
 
 
 def _gang_line(cp: ControlPlane, pod: dict) -> str | None:

@@ -98,13 +98,18 @@ def _request_limit_findings(doc: Document) -> list[Finding]:
 
 
 def admit_each(cp: ControlPlane, documents: list[Document]) -> tuple[list[Document], list[Finding]]:
-    """The documents the API server accepts, and a finding for each it refuses."""
+    """The documents the API server accepts, and a finding for each it refuses.
+
+    They are tried on a plane of their own, as fresh as `cp`: admission names objects and draws
+    uids from the store's seeded generator, and `cp` must draw what `drasim simulate` and
+    `drasim explain` of the same input draw, so that the pods the findings name are theirs."""
+    trial = ControlPlane(cp.options)
     pending = [d.obj for d in documents]
     valid, findings = [], []
     for doc in documents:
         specific = _request_limit_findings(doc)
         try:
-            admission.prepare(cp.store, doc.kind, doc.obj, None, doc.source, pending, cp.options.gates)
+            admission.prepare(trial.store, doc.kind, doc.obj, None, doc.source, pending, cp.options.gates)
         except InvalidObject as e:
             findings.extend(specific)
             rest = [err for err in e.errors if not any(t in str(err) for t in _REQUEST_LIMIT_TEXTS)]

@@ -2,7 +2,8 @@
 
 Answered with the real simulation, not an estimate: for each candidate pool the smallest node
 count that schedules every pod that pool can serve is found by an exponential then a binary
-search over counts, each count one full run of the snapshot plus that many generated nodes.
+search over counts, each count one run: that many generated nodes added to (a copy of) the
+settled snapshot, as a cluster autoscaler adds them, so every run holds the baseline's pods.
 With costs, mixes of two pools are searched as well (for every count of the cheaper-per-node
 pool below its own answer, the fewest nodes of the other) and the cheapest answer wins. Pods
 that stay Pending even with one fresh node per pending pod of every candidate are named with
@@ -69,12 +70,24 @@ class Planner:
         self.options = options
         self.runs = 0
         self._cache: dict[tuple, Run] = {}
+        self._base: ControlPlane | None = None
+
+    def _baseline(self) -> ControlPlane:
+        """The snapshot applied and settled, once. Every run adds its nodes to a copy of it, as a
+        cluster autoscaler adds them to a cluster whose pods are pending: the pods (and the names
+        their controllers generated) are the baseline's in every run, so a pod the baseline has
+        pending is the same pod in each (generating the nodes first drew other names)."""
+        if self._base is None:
+            self._base = ControlPlane(self.options)
+            self._base.apply(list(self.documents))
+            self._base.settle()
+        return self._base
 
     def run(self, added: dict[str, int]) -> Run:
         key = tuple(sorted((k, v) for k, v in added.items() if v))
         if key in self._cache:
             return self._cache[key]
-        cp = ControlPlane(self.options)
+        base = self._baseline()
         objects: list[dict] = []
         for cand in self.candidates:
             n = added.get(cand.name, 0)
@@ -85,8 +98,12 @@ class Planner:
         existing_classes = {d.obj["metadata"].get("name") for d in self.documents if d.kind.kind == "DeviceClass"}
         extra = [Document(f"plan:{cand_name(o)}", kinds.BY_KIND[o["kind"]], o) for o in objects
                  if not (o["kind"] == "DeviceClass" and o["metadata"]["name"] in existing_classes)]
-        cp.apply(list(self.documents) + extra)
-        cp.settle()
+        if extra:
+            cp = base.fork()
+            cp.apply(extra)
+            cp.settle()
+        else:
+            cp = base
         self.runs += 1
         result = Run(dict(added), _pending(cp))
         self._cache[key] = result

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from drasim.scheduler.framework import Code, CycleState, Diagnosis, Status
+from drasim.scheduler.framework import Code, CycleState, Diagnosis, Status, narrowed_message
 from drasim.scheduler.scheduler import Scheduler, SchedulingFailure, _PreFilterRejected
 
 
@@ -66,7 +66,7 @@ def _explain(scheduler: Scheduler, pod: dict) -> Explanation:
     for node in nodes:
         if allowed is not None and node.name not in allowed:
             out.nodes.append(NodeVerdict(node.name, Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
-                                                           ("node(s) didn't satisfy plugin(s) [PreFilter]",))))
+                                                           (narrowed_message(diagnosis),))))
             continue
         try:
             status = scheduler._run_filters(filters, state, pod, node)

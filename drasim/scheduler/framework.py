@@ -212,6 +212,13 @@ class Diagnosis:
     pre_filter_msg: str = ""
     post_filter_msg: str = ""
     unschedulable_plugins: set[str] = field(default_factory=set)
+    narrowed_by: set[str] = field(default_factory=set)   # PreFilter plugins that named the nodes left
+
+
+def narrowed_message(d: Diagnosis) -> str:
+    """The status of the nodes PreFilter results left out. k8s: schedule_one.go findNodesThatFitPod,
+    `node(s) didn't satisfy plugin(s) %v` of the plugins that narrowed the nodes (sets.List: sorted)."""
+    return f"node(s) didn't satisfy plugin(s) [{' '.join(sorted(d.narrowed_by))}]"
 
 
 def fit_error_message(num_nodes: int, d: Diagnosis) -> str:

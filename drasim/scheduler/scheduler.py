@@ -19,7 +19,7 @@ from drasim.scheduler.cache import SchedulerCache
 from drasim.scheduler.filtercache import FilterCache, pod_spec_signature
 from drasim.scheduler.framework import (Code, CycleState, Diagnosis, FilterPlugin, NodeInfo, PostFilterPlugin,
                                         PreBindPlugin, PreEnqueuePlugin, PreFilterPlugin, ReservePlugin,
-                                        ScorePlugin, Status, VERDICTS_KEY, fit_error_message)
+                                        ScorePlugin, Status, VERDICTS_KEY, fit_error_message, narrowed_message)
 from drasim.scheduler.queue import Hint, QueuedPod, SchedulingQueue
 from drasim.store import ADDED, DELETED, MemoryStore, WatchEvent, clone
 
@@ -293,6 +293,7 @@ class Scheduler:
                 skip.add(plugin.name)
             if result is not None and result.node_names is not None:
                 allowed = result.node_names if allowed is None else allowed & result.node_names
+                diagnosis.narrowed_by.add(plugin.name)
         return allowed, skip
 
     def _fail(self, state: CycleState, pod: dict, nodes: list[NodeInfo], diagnosis: Diagnosis) -> None:
@@ -311,8 +312,7 @@ class Scheduler:
         """k8s: findNodesThatPassFilters — from nextStartNodeIndex until enough feasible nodes."""
         if allowed is not None:
             candidates = [n for n in nodes if n.name in allowed]
-            diagnosis.absent_status = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE,
-                                             ("node(s) didn't satisfy plugin(s) [PreFilter]",))
+            diagnosis.absent_status = Status(Code.UNSCHEDULABLE_AND_UNRESOLVABLE, (narrowed_message(diagnosis),))
             start = 0
         else:
             candidates = nodes

@@ -302,17 +302,21 @@ class Server:
             raise st.method_not_allowed(method)
         if method == "GET":
             return self._render(t, res.get(t), accept, q)
+        dry_run = q.get("dryRun") == "All"
         if method == "PUT":
-            code, obj = res.update(t, await self._decoded(request, t.kind), validation=fieldvalidation.mode(q))
-            return self._object(obj, code, warnings=res.warnings)
+            code, obj = res.update(t, await self._decoded(request, t.kind), validation=fieldvalidation.mode(q),
+                                   dry_run=dry_run)
+            # a dry run's object is not the stored one of its resourceVersion: not from the encoded cache
+            return _json(obj, code, warnings=res.warnings) if dry_run else self._object(obj, code, warnings=res.warnings)
         if method == "PATCH":
             ctype = request.headers.get("Content-Type", "").split(";")[0].strip()
             if ctype not in (JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH, APPLY_PATCH):
                 raise st.unsupported_media_type(ctype)
-            code, obj = res.patch(t, ctype, await self._body(request), validation=fieldvalidation.mode(q))
-            return self._object(obj, code, warnings=res.warnings)
+            code, obj = res.patch(t, ctype, await self._body(request), validation=fieldvalidation.mode(q),
+                                  dry_run=dry_run)
+            return _json(obj, code, warnings=res.warnings) if dry_run else self._object(obj, code, warnings=res.warnings)
         if method == "DELETE":
-            code, obj = res.delete(t, await self._delete_options(request))
+            code, obj = res.delete(t, await self._delete_options(request), dry_run=dry_run)
             return _json(obj, code)
         raise st.method_not_allowed(method)
 

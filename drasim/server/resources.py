@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from drasim.api.kinds import Kind
 from drasim.controlplane import ControlPlane
 from drasim.errors import InputError
+from drasim.server import dryrun
 from drasim.server import patch as patches
 from drasim.server import scale
 from drasim.server.fieldvalidation import drop_unknown
@@ -22,7 +23,7 @@ from drasim.server.serialize import outgoing
 from drasim.server.selectors import matches, parse_field_selector, parse_label_selector
 from drasim.store import clone
 from drasim.store.sqlite import StorageError
-from drasim.store.memory import already_exists
+from drasim.store.memory import StoreError, already_exists
 
 JSON_PATCH = "application/json-patch+json"
 MERGE_PATCH = "application/merge-patch+json"
@@ -158,7 +159,7 @@ class Resources:
             md.setdefault("generation", 1)
         return obj
 
-    def update(self, t: Target, body, validation: str = "Strict") -> tuple[int, dict]:
+    def update(self, t: Target, body, validation: str = "Strict", dry_run: bool = False) -> tuple[int, dict]:
         obj = self._check_body(t, body)
         self.warnings = drop_unknown(t.kind.kind, obj, validation)
         name = obj["metadata"].get("name")
@@ -166,20 +167,27 @@ class Resources:
             # k8s: handlers/update.go
             raise st.bad_request(f"the name of the object ({name}) does not match the name on the URL ({t.name})")
         old = self.get(t)
-        return 200, self._store_update(t, obj, old)
+        return 200, self._store_update(t, obj, old, dry_run)
 
-    def _store_update(self, t: Target, obj: dict, old: dict) -> dict:
+    def _store_update(self, t: Target, obj: dict, old: dict, dry_run: bool = False) -> dict:
         self.admission_check(t, "update", obj, old)
         if t.subresource == "status":
             self.status_check(t, obj, old)   # the server's authorization of status fields (drastatus.py)
         try:
+            if dry_run:   # every check, nothing written (dryrun.py)
+                return dryrun.updated(self.cp, t.kind, obj, old, status_only=t.subresource == "status")
             stored = self.cp.update(obj, old, status_only=t.subresource == "status")
         except InputError as e:
             raise st.from_drasim(e, t.kind) from None
         self.on_write()
         return stored
 
-    def patch(self, t: Target, content_type: str, raw: bytes, validation: str = "Strict") -> tuple[int, dict]:
+    def patch(self, t: Target, content_type: str, raw: bytes, validation: str = "Strict",
+              dry_run: bool = False) -> tuple[int, dict]:
+        # k8s: handlers/patch.go PatchResource checks the patch type before it reads the object,
+        # so a server-side apply of an object that does not exist is the same 415, not a 404.
+        if content_type not in (JSON_PATCH, MERGE_PATCH, STRATEGIC_PATCH):
+            raise _unsupported_patch(content_type)
         old = self.get(t)
         try:
             body = json.loads(raw or b"null")
@@ -195,12 +203,15 @@ class Resources:
             elif content_type == STRATEGIC_PATCH:
                 patched = patches.strategic_merge(old, body)
             else:
-                raise st.ApiError(415, "UnsupportedMediaType",
-                                  f'the server does not support patch type "{content_type}" '
-                                  "(server-side apply is not modelled; use kubectl apply without --server-side)", {})
+                raise _unsupported_patch(content_type)
         except patches.PatchError as e:
             if e.malformed:
                 raise st.bad_request(str(e)) from None
+            if content_type == JSON_PATCH:
+                # k8s: handlers/patch.go applyJSPatch answers a patch that does not apply with
+                # NewGenericServerResponse(422), whose message is the generic one (details empty).
+                raise st.ApiError(422, "Invalid", "the server rejected our request due to an error in our request",
+                                  {}) from None
             raise st.ApiError(422, "Invalid", str(e), {}) from None
         if not isinstance(patched, dict):
             raise st.bad_request("the patch does not produce an object")
@@ -211,9 +222,9 @@ class Resources:
         self.warnings = drop_unknown(t.kind.kind, patched, validation)
         if "resourceVersion" not in (body.get("metadata") or {} if isinstance(body, dict) else {}):
             patched["metadata"]["resourceVersion"] = old["metadata"]["resourceVersion"]
-        return 200, self._store_update(t, patched, old)
+        return 200, self._store_update(t, patched, old, dry_run)
 
-    def delete(self, t: Target, options: dict | None) -> tuple[int, dict]:
+    def delete(self, t: Target, options: dict | None, dry_run: bool = False) -> tuple[int, dict]:
         options = options or {}
         pre = options.get("preconditions") or {}
         current = self.get(t)
@@ -223,6 +234,12 @@ class Resources:
                               f"Precondition failed: ResourceVersion in precondition: {pre['resourceVersion']}, "
                               f"ResourceVersion in object meta: {current['metadata']['resourceVersion']}",
                               {"name": t.name, "kind": t.kind.plural, **({"group": t.kind.group} if t.kind.group else {})})
+        if dry_run or dryrun.wants_dry_run(None, options):   # k8s: dryrun.go Delete — nothing removed
+            if pre.get("uid") and pre["uid"] != current["metadata"].get("uid"):
+                raise st.from_drasim(StoreError("Conflict", f"Precondition failed: UID in precondition: {pre['uid']}, "
+                                                f"UID in object meta: {current['metadata'].get('uid')}", 409), t.kind)
+            return 200, clone(current) if t.kind.kind in RETURNS_DELETED or current["metadata"].get("finalizers") \
+                else st.success_status(self._deleted_details(t, current))
         try:
             obj = self.cp.store.delete(t.kind.kind, t.namespace, t.name, uid=pre.get("uid"))
         except InputError as e:
@@ -234,10 +251,14 @@ class Resources:
             return (202 if options.get("orphanDependents") is False else 200), obj
         if t.kind.kind in RETURNS_DELETED:
             return 200, obj
+        return 200, st.success_status(self._deleted_details(t, obj))
+
+    @staticmethod
+    def _deleted_details(t: Target, obj: dict) -> dict:
         details = {"name": t.name, "kind": t.kind.plural, "uid": obj["metadata"].get("uid")}
         if t.kind.group:
             details["group"] = t.kind.group
-        return 200, st.success_status(details)
+        return details
 
     def delete_collection(self, t: Target, query) -> tuple[int, dict]:
         deleted = []
@@ -318,3 +339,9 @@ class Resources:
         self.cp.store.replace(new)
         self.on_write()
         return 201, st.success_status()
+
+
+def _unsupported_patch(content_type: str) -> st.ApiError:
+    return st.ApiError(415, "UnsupportedMediaType",
+                       f'the server does not support patch type "{content_type}" '
+                       "(server-side apply is not modelled; use kubectl apply without --server-side)", {})

@@ -1,59 +1,36 @@
 """Label and field selectors as query parameters (`labelSelector=`, `fieldSelector=`).
 
-k8s: staging/src/k8s.io/apimachinery/pkg/labels/selector.go (Parse: `a=b`, `a==b`, `a!=b`,
-     `a in (x,y)`, `a notin (x)`, `a`, `!a`), pkg/fields/selector.go (ParseSelector: `=`, `==`,
-     `!=` only), and each kind's registry GetAttrs / SelectableFields (pkg/registry/...).
-Label requirements compile to drasim.api.labelselector's LabelSelector, the one matcher.
+k8s: staging/src/k8s.io/apimachinery/pkg/labels/selector.go (Parse: labelparse.py), pkg/fields/selector.go
+     (ParseSelector: `=`, `==`, `!=` only), and each kind's registry GetAttrs / SelectableFields
+     (pkg/registry/...).
 """
 from __future__ import annotations
 
-import re
 from typing import Callable
 
-from drasim.api.labelselector import LabelSelector, LabelSelectorError, compile_label_selector
+from drasim.server import labelparse
 from drasim.server.status import bad_request
 
-_SET_OP = re.compile(r"^\s*(!?)\s*([A-Za-z0-9_./-]+)\s+(in|notin)\s*\(([^)]*)\)\s*$")
-_EQ_OP = re.compile(r"^\s*([A-Za-z0-9_./-]+)\s*(==|!=|=)\s*([A-Za-z0-9_.-]*)\s*$")
-_EXISTS = re.compile(r"^\s*(!?)\s*([A-Za-z0-9_./-]+)\s*$")
+class LabelRequirements:
+    """A parsed labelSelector: every requirement must match (k8s: internalSelector.Matches)."""
+
+    __slots__ = ("requirements",)
+
+    def __init__(self, requirements: list[labelparse.Requirement]) -> None:
+        self.requirements = tuple(requirements)
+
+    def matches(self, labels: dict) -> bool:
+        return all(r.matches(labels) for r in self.requirements)
 
 
-def _split_top(text: str) -> list[str]:
-    """Split on commas outside parentheses (`a in (x,y),b` is two requirements)."""
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(text):
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return parts
-
-
-def parse_label_selector(text: str | None) -> LabelSelector | None:
-    """None when no selector was given (everything matches)."""
+def parse_label_selector(text: str | None) -> LabelRequirements | None:
+    """None when no selector was given (everything matches); a 400 with labels.Parse's error otherwise
+    (k8s: the query parameter's conversion, Convert_string_To_labels_Selector)."""
     if text is None or not text.strip():
         return None
-    exprs: list[dict] = []
-    for part in _split_top(text):
-        if m := _SET_OP.match(part):
-            if m.group(1):
-                raise bad_request("unable to parse requirement: found '!', expected: identifier")
-            values = [v.strip() for v in m.group(4).split(",") if v.strip()]
-            exprs.append({"key": m.group(2), "operator": "In" if m.group(3) == "in" else "NotIn", "values": values})
-        elif m := _EQ_OP.match(part):
-            exprs.append({"key": m.group(1), "operator": "NotIn" if m.group(2) == "!=" else "In",
-                          "values": [m.group(3)]})
-        elif m := _EXISTS.match(part):
-            exprs.append({"key": m.group(2), "operator": "DoesNotExist" if m.group(1) else "Exists"})
-        else:
-            raise bad_request(f"unable to parse requirement: {part.strip()!r}")
     try:
-        return compile_label_selector({"matchExpressions": exprs})
-    except LabelSelectorError as e:
+        return LabelRequirements(labelparse.parse(text))
+    except labelparse.SelectorSyntaxError as e:
         raise bad_request(str(e)) from None
 
 
@@ -95,22 +72,69 @@ FieldSelector = list[tuple[Callable[[dict], str], bool, str]]   # (getter, equal
 
 
 def parse_field_selector(kind: str, text: str | None) -> FieldSelector | None:
+    """k8s: fields.ParseSelector (splitTerms on unescaped commas, empty terms skipped, the first
+    `!=`, `==` or `=` splits a term, UnescapeValue) and the kind's field label conversion."""
     if text is None or not text.strip():
         return None
     fields = SELECTABLE.get(kind, _COMMON)
-    out: FieldSelector = []
-    for part in text.split(","):
-        m = re.match(r"^\s*([^=!]+?)\s*(==|!=|=)\s*(.*?)\s*$", part)
-        if not m:
+    terms = []
+    for part in sorted(_split_terms(text)):
+        if part == "":
+            continue
+        term = _split_term(part)
+        if term is None:
             raise bad_request(f"invalid selector: '{text}'; can't understand '{part}'")
-        if m.group(1) not in fields:
-            # k8s: registry/generic ... `field label not supported: %s`
-            raise bad_request(f'field label not supported: {m.group(1)}')
-        out.append((fields[m.group(1)], m.group(2) != "!=", m.group(3)))
-    return out
+        terms.append((term[0], term[1], _unescape(term[2])))
+    for lhs, _, _ in terms:   # parsed whole first, then converted (Selector.Transform)
+        if lhs not in fields:
+            # k8s: runtime.Scheme ConvertFieldLabel, `field label not supported: %s`
+            raise bad_request(f'field label not supported: {lhs}')
+    return [(fields[lhs], op != "!=", value) for lhs, op, value in terms]
 
 
-def matches(obj: dict, labels: LabelSelector | None, fields: FieldSelector | None) -> bool:
+def _split_terms(text: str) -> list[str]:
+    terms, start, escaped = [], 0, False
+    for i, ch in enumerate(text):
+        if escaped:
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch == ",":
+            terms.append(text[start:i])
+            start = i + 1
+    terms.append(text[start:])
+    return terms
+
+
+def _split_term(term: str) -> tuple[str, str, str] | None:
+    for i in range(len(term)):
+        for op in ("!=", "==", "="):
+            if term.startswith(op, i):
+                return term[:i], op, term[i + len(op):]
+    return None
+
+
+def _unescape(value: str) -> str:
+    """k8s: fields.UnescapeValue (its errors print the rune as a number, %v of a Go rune)."""
+    out, escaped = [], False
+    for ch in value:
+        if escaped:
+            if ch not in "\\,=":
+                raise bad_request(f"invalid field selector: invalid escape sequence: \\{ch}")
+            out.append(ch)
+            escaped = False
+        elif ch == "\\":
+            escaped = True
+        elif ch in ",=":
+            raise bad_request(f"invalid field selector: unescaped character in value: {ord(ch)}")
+        else:
+            out.append(ch)
+    if escaped:
+        raise bad_request("invalid field selector: invalid escape sequence: \\")
+    return "".join(out)
+
+
+def matches(obj: dict, labels: LabelRequirements | None, fields: FieldSelector | None) -> bool:
     if labels is not None and not labels.matches((obj.get("metadata") or {}).get("labels") or {}):
         return False
     if fields:

@@ -118,6 +118,7 @@ class MemoryStore:
         # random ones never are (default_uid).
         self._given_uids: set[str] = set()
         self._last_drawn: str | None = None
+        self.last_event_nanos = 0   # the time in the newest Event's name (store/events.py)
         self._subscribers: dict[str, list[Callable[[WatchEvent], None]]] = {k: [] for k in STORED_KINDS}
         # A durable journal (drasim/store/sqlite.py, etcd.py) writes each change before it is applied
         # here: when it raises, the store is left as it was (nothing half applied, no one notified).

@@ -179,3 +179,17 @@ def test_owner_is_the_deployment_behind_the_replicaset():
     assert owner_of(pod_obj, cp.store) == "StatefulSet/db"
     pod_obj["metadata"].pop("ownerReferences")
     assert owner_of(pod_obj, cp.store) == "Pod/demo-7d9f-x1"
+
+
+def test_the_pods_findings_name_are_the_ones_explain_finds(tmp_path, capsys):
+    """audit's pod-pending fix is `drasim explain NS/POD --cluster …`: the same input gives the same
+    generated pod names (audit's trial admission once drew from the seeded generator first)."""
+    workload = tmp_path / "job.yaml"
+    workload.write_text(
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: train}\nspec:\n  template:\n    spec:\n"
+        "      restartPolicy: Never\n      containers: [{name: c, image: cuda, resources: {limits: {nvidia.com/gpu: 1}}}]\n")
+    cluster = EXAMPLES / "gpu-64gi" / "cluster.yaml"
+    main(["audit", str(cluster), str(workload), "-o", "json"])
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    [pod] = [f["objects"][0].split()[-1] for f in findings if f["code"] == "pod-pending"]
+    assert main(["explain", pod, "--cluster", str(cluster), str(workload)]) == 0, capsys.readouterr().err

@@ -34,3 +34,19 @@ def test_malformed_pod_reference_is_a_clear_error(capsys):
     for ref in ("a/b/c", "default/"):
         assert main(["explain", ref, "--cluster", str(EXAMPLES / "gpu-64gi")]) == 1
         assert "a pod is named NAME or NAMESPACE/NAME" in capsys.readouterr().err
+
+
+def test_a_workload_name_given_for_a_pod_names_the_pods_made_from_it(tmp_path, capsys):
+    """`drasim explain train` for a Job train: not found, and the pods its controller named train-…"""
+    (tmp_path / "job.yaml").write_text(
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: train}\nspec:\n  completions: 2\n  parallelism: 2\n"
+        "  template:\n    spec:\n      restartPolicy: Never\n"
+        "      containers: [{name: c, image: cuda, resources: {limits: {nvidia.com/gpu: 1}}}]\n")
+    cluster = [str(EXAMPLES / "gpu-64gi" / "cluster.yaml"), str(tmp_path / "job.yaml")]
+    assert main(["simulate", *cluster, "-o", "json"]) == 0
+    pods = sorted(o["metadata"]["name"] for o in json.loads(capsys.readouterr().out)["items"] if o["kind"] == "Pod")
+    assert main(["explain", "train", "--cluster", *cluster]) == 1
+    err = capsys.readouterr().err
+    assert err == (f'error: pods "train" not found in namespace "default"; pods whose names start with "train-": '
+                   f"{', '.join(pods)}\n")
+    assert main(["explain", pods[0], "--cluster", *cluster]) == 0

@@ -109,3 +109,11 @@ def test_fish_completion_completes(tmp_path):
                        capture_output=True, text=True, timeout=30)
     assert r.returncode == 0, r.stderr
     assert [line.split("\t")[0] for line in r.stdout.splitlines()] == ["simulate", "json", "table", "wide", "yaml"]
+
+
+def test_every_document_the_help_names_exists():
+    """A user sent to docs/….md by --help finds it."""
+    import re
+    named = set(re.findall(r"docs/[\w./-]+\.md", (ROOT / "docs" / "cli.md").read_text()))
+    assert named, "the manual names no document"
+    assert [doc for doc in sorted(named) if not (ROOT / doc).is_file()] == []

@@ -104,3 +104,33 @@ def test_bad_pool_files_are_clear_errors(tmp_path, capsys):
     bad = write(tmp_path, "pools2.yaml", "pools:\n- {name: a}\n- {name: b, drivers: [{example-gpu: {gpuz: 1}}]}\n")
     assert main(["plan", snapshot, "--pool", bad]) == 1
     assert "pools2.yaml: pools[1].drivers[0].example-gpu: unknown field 'gpuz'" in capsys.readouterr().err
+
+
+JOB = """apiVersion: batch/v1
+kind: Job
+metadata: {{name: {name}, namespace: default}}
+spec:
+  completions: {count}
+  parallelism: {count}
+  template:
+    spec:
+      restartPolicy: Never
+      resourceClaims: [{{name: g, resourceClaimTemplateName: gpus-{n}}}]
+      containers: [{{name: c, image: i, resources: {{claims: [{{name: g}}]}}}}]
+"""
+
+
+def test_pods_with_generated_names_are_the_same_pods_in_every_run(tmp_path):
+    """A Job's pods are named by its controller: with candidate nodes added, they are still the
+    baseline's pods (the nodes were once generated first, the pods drew other names, and every
+    baseline pod counted as served by any pool). Here an 8-GPU pool serves the 8-GPU Job, a
+    4-GPU pool does not."""
+    docs = [CLASS, TEMPLATE.format(n=8, cls="gpu.example.com"), JOB.format(name="train", count=2, n=8)]
+    snapshot = write(tmp_path, "snap.yaml", "---\n".join(docs))
+    result = plan(load_paths([snapshot]), load_candidates([write(tmp_path, "pools.yaml", POOLS)]))
+    pending = sorted(result.baseline_pending)
+    assert len(pending) == 2 and all(p.startswith("default/train-") for p in pending)
+    assert result.coverage["gpu-4x"]["serves"] == 0 and result.coverage["gpu-8x"]["serves"] == 2
+    assert result.best["add"] == {"gpu-8x": 2} and result.best["pending"] == {}
+    assert result.unservable == {}
+    assert not any(set(a["add"]) == {"gpu-4x"} for a in result.answers)   # the 4-GPU pool alone is no answer

@@ -94,6 +94,24 @@ def test_apply_again_is_unchanged_and_patch_merge(cluster):
     cluster.kubectl("delete", "devicetaintrule", "example")
 
 
+def test_diff_and_server_dry_runs_change_nothing(cluster):
+    """kubectl diff (a dry-run patch) shows the change; it, apply --dry-run=server and
+    delete --dry-run=server leave the pod as it was (they once applied the patch for real)."""
+    def state():
+        return cluster.kubectl("get", "pod", "demo", "-o",
+                               "jsonpath={.metadata.resourceVersion} {.spec.containers[0].image}").stdout
+    before = state()
+    changed = (EXPLICIT / "workload.yaml").read_text().replace("pause:3.10", "pause:3.9")
+    diff = cluster.kubectl("diff", "-f", "-", input=changed, check=False)
+    assert diff.returncode == 1, diff.stderr
+    assert "-  - image: registry.k8s.io/pause:3.10" in diff.stdout and "+  - image: registry.k8s.io/pause:3.9" in diff.stdout
+    assert "resourceVersion" not in "".join(line for line in diff.stdout.splitlines() if line[:1] in "+-"
+                                            and not line.startswith(("+++", "---")))
+    assert "(server dry run)" in cluster.kubectl("apply", "--dry-run=server", "-f", "-", input=changed).stdout
+    assert "(server dry run)" in cluster.kubectl("delete", "pod", "demo", "--dry-run=server").stdout
+    assert state() == before
+
+
 def test_watch_sees_pending_then_running(cluster):
     env_kubectl = cluster.kubectl  # same kubeconfig and cache
     watcher = subprocess.Popen([*_kubectl_cmd(cluster), "get", "pods", "-w", "--request-timeout=8s"],
@@ -216,3 +234,4 @@ def test_drain_waits_for_the_disruption_budget(cluster):
     cluster.kubectl("uncordon", "gpu-node-1")
     cluster.kubectl("delete", "pdb", "keep-one")
     cluster.kubectl("delete", "pod", "kept")
+

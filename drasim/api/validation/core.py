@@ -16,7 +16,7 @@ import dataclasses
 
 from drasim.api.fielderrors import Path, duplicate, forbidden, invalid, not_found, not_supported, required
 from drasim.api.quantity import Quantity
-from drasim.api.validation import common, memo
+from drasim.api.validation import common, memo, podupdate
 from drasim.api.validation.common import BAD, Errors, dict_items, get_dict, get_list, get_str
 
 _STANDARD_CONTAINER_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage"})
@@ -169,6 +169,8 @@ def validate_pod(obj: dict, old: dict | None = None) -> Errors:
     memo.validate("pod.spec:after-nodeName", (shared, ephemeral_forbidden),
                   lambda out: _pod_spec_rest(spec, ephemeral_forbidden, out), errs,
                   (shared_text, ephemeral_forbidden))
+    if old is not None and isinstance(old.get("spec"), dict):   # k8s: ValidatePodUpdate
+        podupdate.validate_pod_spec_update(spec, old["spec"], errs)
     return errs
 
 
