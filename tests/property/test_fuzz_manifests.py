@@ -29,6 +29,7 @@ import yaml
 from hypothesis import HealthCheck, given, reject, settings, strategies as st
 
 from drasim.api.loader import load_paths
+from drasim.api.nesting import run_with_room
 from drasim.cli.main import main
 from drasim.controlplane import ControlPlane
 from drasim.errors import DrasimError
@@ -300,11 +301,16 @@ def test_no_foreign_exception_escapes_any_command(tmp_path_factory, case, comman
     tmp = tmp_path_factory.mktemp("fuzz")
     paths = _write(tmp, phases)
     if command == "library":
-        try:
+        def use() -> None:
             cp = ControlPlane()
             for p in paths:
                 cp.run_phase(load_paths([p]))
             cp.objects(include_events=True)
+        try:
+            # With the room the CLI gives: the library's walkers recurse, and values may nest
+            # 10,000 levels (nesting.run_with_room; at Python's default limit a 1,200-deep opaque
+            # parameter stops decode's check with RecursionError).
+            run_with_room(use)
         except DrasimError:
             pass
         except Exception as e:
