@@ -86,11 +86,53 @@ def strict_path(path: tuple) -> str:
     return out
 
 
+_SHOWN = 60   # characters of a refused value a message quotes ("..." after 57 when longer)
+
+
 def _value_text(value: object) -> str:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return gojson.number_text(value)
-    text = json.dumps(value, sort_keys=True, default=str)
-    return text if len(text) <= 60 else text[:57] + "..."
+    text = _json_prefix(value, _SHOWN + 1)
+    return text if len(text) <= _SHOWN else text[:_SHOWN - 3] + "..."
+
+
+def _json_prefix(value: object, limit: int) -> str:
+    """The first `limit` (or more) characters of json.dumps(value, sort_keys=True, default=str),
+    written with an explicit stack and stopped there: a refused value may nest 10,000 levels
+    and hold megabytes, and the message quotes only its start."""
+    out: list[str] = []
+    size = 0
+    stack: list = [value]
+    while stack and size < limit:
+        v = stack.pop()
+        if v.__class__ is _Text:
+            piece = v.text
+        elif isinstance(v, dict):
+            keys = sorted(v)
+            piece = "{"
+            stack.append(_Text("}"))
+            for i in range(len(keys) - 1, -1, -1):
+                stack.append(v[keys[i]])
+                stack.append(_Text(("" if i == 0 else ", ") + json.dumps(keys[i]) + ": "))
+        elif isinstance(v, list):
+            piece = "["
+            stack.append(_Text("]"))
+            for i in range(len(v) - 1, -1, -1):
+                stack.append(v[i])
+                if i:
+                    stack.append(_Text(", "))
+        else:
+            piece = json.dumps(v, default=str)
+        out.append(piece)
+        size += len(piece)
+    return "".join(out)
+
+
+class _Text:
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
 
 
 def _type_error(state: _State, got: str, t: GoType, struct: str, stack: tuple, path: tuple) -> None:

@@ -19,6 +19,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import time
 import tracemalloc
 from pathlib import Path
@@ -28,6 +29,7 @@ import yaml
 from hypothesis import HealthCheck, given, reject, settings, strategies as st
 
 from drasim.api.loader import load_paths
+from drasim.api.nesting import run_with_room
 from drasim.cli.main import main
 from drasim.controlplane import ControlPlane
 from drasim.errors import DrasimError
@@ -110,7 +112,12 @@ class Case:
 def mutated(draw) -> Case:
     name, phases = draw(st.sampled_from(CORPUS))
     phases = yaml.safe_load(yaml.safe_dump(phases))   # a private deep copy
-    docs = [d for phase in phases for d in phase]
+    log = _mutate(draw, [d for phase in phases for d in phase])
+    return Case(name, phases, log)
+
+
+def _mutate(draw, docs: list) -> list[str]:
+    """One to four mutations of the documents, in place; what was done, as lines."""
     log: list[str] = []
     for _ in range(draw(st.integers(1, 4))):
         doc = draw(st.sampled_from(docs))
@@ -134,8 +141,7 @@ def mutated(draw) -> Case:
             container[key] = draw(st.sampled_from(EXTREMES))
         else:
             container[key] = _nested(draw(st.sampled_from([3, 50, 1_200, 10_001])), draw(SCALARS))
-        docs = [d for phase in phases for d in phase]
-    return Case(name, phases, log)
+    return log
 
 
 def _flow_yaml(value) -> str:
@@ -154,7 +160,7 @@ def _flow_yaml(value) -> str:
                 x = entries[i]
                 if isinstance(v, dict):
                     stack.append(x[1])
-                    stack.append(_Raw(json.dumps(str(x[0])) + ": "))
+                    stack.append(_Raw(_yaml_string(str(x[0])) + ": "))
                 else:
                     stack.append(x)
                 if i:
@@ -162,9 +168,23 @@ def _flow_yaml(value) -> str:
         elif isinstance(v, float):
             out.append(".nan" if v != v else ".inf" if v == float("inf") else "-.inf" if v == float("-inf")
                        else repr(v))
+        elif isinstance(v, str):
+            out.append(_yaml_string(v))
         else:
             out.append(json.dumps(v))
     return "".join(out)
+
+
+_SURROGATE_PAIR = re.compile(r"\\ud([89ab][0-9a-f]{2})\\ud([c-f][0-9a-f]{2})")
+
+
+def _yaml_string(s: str) -> str:
+    """A double-quoted YAML scalar: JSON's escapes, but a character beyond U+FFFF as YAML's \\U
+    (a JSON surrogate pair is no character to YAML: `found invalid Unicode character escape code`)."""
+    def one(m: re.Match) -> str:
+        high, low = int("d" + m.group(1), 16), int("d" + m.group(2), 16)
+        return "\\U%08x" % (0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
+    return _SURROGATE_PAIR.sub(one, json.dumps(s))
 
 
 class _Raw:
@@ -215,7 +235,7 @@ def run_cli(argv: list[str]) -> tuple[int, str, str, float, int]:
     return code, out.getvalue(), err.getvalue(), cpu, peak
 
 
-def assert_contract(argv: list[str], what: str) -> None:
+def assert_contract(argv: list[str], what: str) -> tuple[int, str, str]:
     code, out, err, cpu, peak = run_cli(argv)
     lines = err.splitlines()
     errors = [i for i, line in enumerate(lines) if line.startswith("error: ")]
@@ -230,6 +250,7 @@ def assert_contract(argv: list[str], what: str) -> None:
         assert code == 1 and len(errors) == 1, f"{what}: exit {code}, stderr {err!r}"
     assert cpu < CPU_SECONDS, f"{what}: {cpu:.1f} CPU s"
     assert peak < PEAK_BYTES, f"{what}: {peak / 2**20:.0f} MiB"
+    return code, out, err
 
 
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
@@ -280,11 +301,16 @@ def test_no_foreign_exception_escapes_any_command(tmp_path_factory, case, comman
     tmp = tmp_path_factory.mktemp("fuzz")
     paths = _write(tmp, phases)
     if command == "library":
-        try:
+        def use() -> None:
             cp = ControlPlane()
             for p in paths:
                 cp.run_phase(load_paths([p]))
             cp.objects(include_events=True)
+        try:
+            # With the room the CLI gives: the library's walkers recurse, and values may nest
+            # 10,000 levels (nesting.run_with_room; at Python's default limit a 1,200-deep opaque
+            # parameter stops decode's check with RecursionError).
+            run_with_room(use)
         except DrasimError:
             pass
         except Exception as e:
