@@ -432,6 +432,15 @@ class ControlPlane:
         defaulted and validated against the stored object, then stored (spec and metadata, or only
         status for the /status subresource). Raises InputError; a stale resourceVersion is a Conflict."""
         kind = kinds.BY_KIND[old["kind"]]
+        if status_only and kind.kind == "Pod" and isinstance(obj, dict) and "spec" in old:
+            # k8s: podStatusStrategy.PrepareForUpdate — pods/status keeps the stored spec (and
+            # ownerReferences): a status writer's stale spec is no pod update to refuse
+            obj = dict(obj, spec=old["spec"])
+            if isinstance(obj.get("metadata"), dict):
+                md = {k: v for k, v in obj["metadata"].items() if k != "ownerReferences"}
+                if "ownerReferences" in old["metadata"]:
+                    md["ownerReferences"] = old["metadata"]["ownerReferences"]
+                obj["metadata"] = md
         obj = self._prepare(kind, obj, old, source)
         rv = (obj.get("metadata") or {}).get("resourceVersion")
         if rv and rv != old["metadata"]["resourceVersion"]:

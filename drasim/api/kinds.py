@@ -129,6 +129,16 @@ NOT_SIMULATED: frozenset[tuple[str, str]] = frozenset({
     ("rbac.authorization.k8s.io/v1", "Role"), ("rbac.authorization.k8s.io/v1", "RoleBinding"),
     ("rbac.authorization.k8s.io/v1", "ClusterRole"), ("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"),
     ("autoscaling/v2", "HorizontalPodAutoscaler"), ("autoscaling/v1", "HorizontalPodAutoscaler"),
+    # what Helm charts and cluster snapshots also carry (all GA and served by v1.37)
+    ("apiextensions.k8s.io/v1", "CustomResourceDefinition"), ("apiregistration.k8s.io/v1", "APIService"),
+    ("admissionregistration.k8s.io/v1", "ValidatingWebhookConfiguration"),
+    ("admissionregistration.k8s.io/v1", "MutatingWebhookConfiguration"),
+    ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicy"),
+    ("admissionregistration.k8s.io/v1", "ValidatingAdmissionPolicyBinding"),
+    ("certificates.k8s.io/v1", "CertificateSigningRequest"), ("storage.k8s.io/v1", "VolumeAttachment"),
+    ("storage.k8s.io/v1", "CSIStorageCapacity"), ("storage.k8s.io/v1", "VolumeAttributesClass"),
+    ("flowcontrol.apiserver.k8s.io/v1", "FlowSchema"), ("flowcontrol.apiserver.k8s.io/v1", "PriorityLevelConfiguration"),
+    ("networking.k8s.io/v1", "IPAddress"), ("networking.k8s.io/v1", "ServiceCIDR"),
 })
 
 

@@ -352,6 +352,25 @@ def gc_paused(freeze: bool = False):
 _BULK_ALLOCATIONS = 200_000   # objects tracked since the pause began: a snapshot, not a manifest
 
 
+def _load_json_stream(text: str) -> list:
+    """JSON values one after another, as kubectl's YAMLOrJSONDecoder reads a JSON input (a
+    json.Decoder decoding value after value; whitespace between them, nothing else). Raises
+    json.JSONDecodeError at the first bad one, placed in the whole text."""
+    decoder = json.JSONDecoder(parse_constant=_no_constants)
+    values, pos, end = [], 0, len(text)
+    while True:
+        pos = _JSON_SPACE.match(text, pos).end()
+        if pos >= end:
+            return values
+        start = pos
+        value, pos = decoder.raw_decode(text, pos)
+        nesting.check_json_depth(text[start:pos], value)
+        values.append(value)
+
+
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
+
+
 def _parse_json_file(path: Path) -> list:
     """The document of a .json file, as _parse reads its text (same values, same errors)."""
     with _mapped(path) as data:
@@ -368,7 +387,9 @@ def _parse(path: Path, text: str) -> tuple[list, bool]:
         if _looks_like_json(path, text):
             try:
                 return [_load_json(text)], True
-            except json.JSONDecodeError:
+            except json.JSONDecodeError as e:
+                if e.msg == "Extra data":   # a stream of values (`jq '.items[]'`): one document each
+                    return _load_json_stream(text), True
                 if path.suffix == ".json":
                     raise
                 # No suffix said JSON: `{a: 1}` is YAML flow style, as kubectl would read it.

@@ -24,6 +24,8 @@ def wants_dry_run(query_value: str | None, options: dict | None = None) -> bool:
 
 def updated(cp: ControlPlane, kind: Kind, obj: dict, old: dict, status_only: bool) -> dict:
     """The object a PUT/PATCH would store; raises InputError (invalid) or StoreError (conflict)."""
+    if status_only and kind.kind == "Pod" and "spec" in old:   # as ControlPlane.update (podStatusStrategy)
+        obj = dict(obj, spec=old["spec"])
     prepared = admission.prepare(cp.store, kind, obj, old, "", gates=cp.options.gates)
     rv = (prepared.get("metadata") or {}).get("resourceVersion")
     if rv and rv != old["metadata"]["resourceVersion"]:

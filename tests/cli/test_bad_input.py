@@ -241,3 +241,34 @@ def test_a_phase_with_nothing_to_apply_is_an_error(tmp_path, capsys):
     assert "no objects passed to apply" in capsys.readouterr().err
     code, out, err = run(tmp_path, capsys, NODE, "---\n")
     assert code == 1 and "01.yaml: no objects passed to apply" in err and out == ""
+
+
+def test_what_a_helm_chart_also_installs_is_skipped_with_a_warning(tmp_path, capsys):
+    """CRDs, webhook configurations and admission policies are built-in v1.37 kinds: skipped with
+    a warning like Services, not refused as unknown (a CRD was `no matches for kind`)."""
+    code, out, err = run(tmp_path, capsys, """\
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: foos.example.com}
+spec: {group: example.com}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingWebhookConfiguration
+metadata: {name: chart-webhook}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: ValidatingAdmissionPolicy
+metadata: {name: chart-policy}
+---
+apiVersion: v1
+kind: Namespace
+metadata: {name: chart}
+""")
+    assert code == 0, err
+    path = tmp_path / "00.yaml"
+    assert err.splitlines() == [
+        f"warning: {path}#1: apiextensions.k8s.io/v1 CustomResourceDefinition foos.example.com is not simulated; skipped",
+        f"warning: {path}#2: admissionregistration.k8s.io/v1 ValidatingWebhookConfiguration chart-webhook is not "
+        "simulated; skipped",
+        f"warning: {path}#3: admissionregistration.k8s.io/v1 ValidatingAdmissionPolicy chart-policy is not "
+        "simulated; skipped"]

@@ -178,3 +178,30 @@ def test_stdin_yaml_flow_style_is_not_taken_for_json():
     r = drasim("simulate", "-", "-o", "json", input="{apiVersion: v1, kind: Namespace, metadata: {name: flow}}\n")
     assert r.returncode == 0, r.stderr
     assert "Namespace/flow" in names(r.stdout)
+
+
+def _namespaces_json(names, sep="\n"):
+    return sep.join(json.dumps({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": n}}) for n in names)
+
+
+@pytest.mark.parametrize("suffix, sep", [(".json", "\n"), (".json", " "), ("", "\n")])
+def test_a_stream_of_json_objects_is_one_document_each(tmp_path, capsys, suffix, sep):
+    """What `kubectl get pods -o json | jq '.items[]'` writes: kubectl apply -f reads each object
+    (YAMLOrJSONDecoder); it was refused as `invalid JSON ... Extra data`."""
+    path = tmp_path / f"stream{suffix}"
+    path.write_text(_namespaces_json(["j1", "j2", "j3"], sep) + "\n")
+    assert main(["simulate", str(path), "-o", "json"]) == 0
+    names = {o["metadata"]["name"] for o in json.loads(capsys.readouterr().out)["items"] if o["kind"] == "Namespace"}
+    assert {"j1", "j2", "j3"} <= names
+
+
+def test_a_bad_object_in_a_json_stream_is_named_by_its_place(tmp_path, capsys):
+    path = tmp_path / "stream.json"
+    path.write_text(_namespaces_json(["j1"]) + '\n{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "j2"},}\n')
+    assert main(["simulate", str(path)]) == 1
+    column = len('{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "j2"},') + 1
+    assert capsys.readouterr().err == (f"error: {path}: invalid JSON at line 2 column {column}: "
+                                       "Expecting property name enclosed in double quotes\n")
+    path.write_text(_namespaces_json(["j1"]) + '\n{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "j2"}, "x": 1}')
+    assert main(["simulate", str(path)]) == 1
+    assert capsys.readouterr().err.startswith(f'error: {path}#2: Namespace in version "v1" cannot be handled')

@@ -51,3 +51,15 @@ def test_a_label_selector_typo_is_400_with_labels_parse_words(server):
     server.call("POST", PODS, pod("p-selected"))
     code, listed = server.call("GET", PODS + "?labelSelector=a+in+(1,2),!b")
     assert code == 200 and "p-selected" in [p["metadata"]["name"] for p in listed["items"]]
+
+
+def test_pods_status_keeps_the_stored_spec(server):
+    """A status writer's stale spec is ignored (k8s podStatusStrategy.PrepareForUpdate), not refused
+    as a pod update."""
+    server.call("POST", PODS, pod("p-status", nodeName="n1"))
+    _, current = server.call("GET", PODS + "/p-status")
+    body = dict(current, spec=dict(current["spec"], nodeName="n2"),
+                status={"phase": "Pending", "conditions": [{"type": "Ready", "status": "False"}]})
+    code, updated = server.call("PUT", PODS + "/p-status/status", body)
+    assert code == 200, updated
+    assert updated["spec"]["nodeName"] == "n1" and updated["status"]["conditions"][0]["type"] == "Ready"
