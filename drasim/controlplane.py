@@ -19,6 +19,7 @@ from drasim.api import kinds
 from drasim.api.defaults import apply_defaults
 from drasim.api.extendedresource import ExtendedResourceCache, is_dra_extended_resource_name
 from drasim.api.loader import Document, gc_paused
+from drasim.api.patch import strategic_merge
 from drasim.controllers import workloads
 from drasim.controllers.devicetainteviction import DeviceTaintEvictionController
 from drasim.controllers.disruption import DisruptionController
@@ -542,7 +543,6 @@ def _merge_for_apply(old: dict, new: dict, kind: kinds.Kind) -> dict:
         elif key == "status" and kind.kind != "Node":
             continue
         elif key == "spec" and kind.kind == "Pod" and isinstance(value, dict) and isinstance(merged.get(key), dict):
-            from drasim.server.patch import strategic_merge   # a pure function; nothing of the server
             merged[key] = strategic_merge({key: merged[key]}, {key: value})[key]   # rooted: its merge keys are the spec's
         else:
             merged[key] = clone(value)

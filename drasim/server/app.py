@@ -321,7 +321,7 @@ class Server:
         raise st.method_not_allowed(method)
 
     async def _rbac_patched(self, request: web.Request, kind, namespace, name) -> dict:
-        from drasim.server import patch as patches
+        from drasim.api import patch as patches
 
         ctype = request.headers.get("Content-Type", "").split(";")[0].strip()
         old = self.rbac.get(kind, namespace, name)

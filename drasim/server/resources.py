@@ -15,7 +15,7 @@ from drasim.api.kinds import Kind
 from drasim.controlplane import ControlPlane
 from drasim.errors import InputError
 from drasim.server import dryrun
-from drasim.server import patch as patches
+from drasim.api import patch as patches
 from drasim.server import scale
 from drasim.server.fieldvalidation import drop_unknown
 from drasim.server import status as st

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 
-from drasim.server import patch as patches
+from drasim.api import patch as patches
 from drasim.server import status as st
 
 SCALED_KINDS = frozenset({"Deployment", "ReplicaSet", "StatefulSet"})

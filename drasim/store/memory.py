@@ -15,7 +15,7 @@ import random
 from typing import Callable, Iterable
 
 from drasim.api.kinds import BY_KIND, STORED_KINDS, Kind
-from drasim.api.nesting import clone_deep
+from drasim.api.nesting import clone
 from drasim.errors import InputError
 from drasim.sim.clock import Clock
 
@@ -75,29 +75,12 @@ class WatchEvent:
 Key = tuple[str, str]  # (namespace or "", name)
 
 
-def _clone(value):
-    if isinstance(value, dict):
-        return {k: _clone(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_clone(v) for v in value]
-    return value
-
-
 def _held(kind_name: str, obj: dict) -> bool:
     """Deletion waits: metadata finalizers remain, or (a Namespace) spec.finalizers — the
     namespace controller's `kubernetes` (k8s: registry/core/namespace/storage Delete)."""
     if obj["metadata"].get("finalizers"):
         return True
     return kind_name == "Namespace" and bool((obj.get("spec") or {}).get("finalizers"))
-
-
-def clone(value):
-    """Deep copy of JSON-shaped data; much faster than copy.deepcopy. Recursive (the fast way)
-    up to the interpreter's limit, then with an explicit stack: manifests may nest 10,000 deep."""
-    try:
-        return _clone(value)
-    except RecursionError:
-        return clone_deep(value)
 
 
 def key_of(obj: dict) -> Key:

@@ -35,3 +35,12 @@ def test_layering_scheduler_does_not_import_server_or_cli():
     code = ("import sys, drasim.scheduler.scheduler; bad = [m for m in sys.modules if m.startswith(("
             "'drasim.server', 'drasim.cli', 'drasim.controlplane', 'drasim.bench', 'drasim.controllers', 'drasim.node'))]; print(bad); sys.exit(1 if bad else 0)")
     assert subprocess.run([sys.executable, "-c", code]).returncode == 0
+
+
+def test_layering_control_plane_does_not_import_server_or_cli():
+    """The control plane (and everything it wires) is a library the server and CLI sit on."""
+    import subprocess
+    import sys
+    code = ("import sys, drasim.controlplane; bad = [m for m in sys.modules if m.startswith(("
+            "'drasim.server', 'drasim.cli', 'drasim.plan', 'drasim.report'))]; print(bad); sys.exit(1 if bad else 0)")
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 0

@@ -9,7 +9,7 @@ document's x-kubernetes-patch-merge-key carries the same data); all other lists 
 """
 from __future__ import annotations
 
-from drasim.store import clone
+from drasim.api.nesting import clone
 
 _CONTAINER_LISTS = ("containers", "initContainers", "ephemeralContainers")
 # (parent field, list field) → merge key; a list under e.g. spec.template.spec matches ("spec", …) too.

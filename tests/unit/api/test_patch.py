@@ -2,7 +2,7 @@ from hypothesis import given, strategies as st
 
 import pytest
 
-from drasim.server.patch import PatchError, json_patch, merge_patch, strategic_merge
+from drasim.api.patch import PatchError, json_patch, merge_patch, strategic_merge
 
 POD = {"metadata": {"name": "p", "finalizers": ["a"], "labels": {"x": "1"}},
        "spec": {"containers": [{"name": "a", "image": "i1", "env": [{"name": "E", "value": "1"}]},
