@@ -212,12 +212,18 @@ def _pod_template(spec: dict) -> None:
     pod_spec.setdefault("dnsPolicy", "ClusterFirst")
 
 
+def _unset_default(spec: dict, key: str, value) -> None:
+    """A pointer field's default: JSON null decodes to nil in Go, which defaulting fills as if absent."""
+    if spec.get(key) is None:
+        spec[key] = value
+
+
 def default_deployment(obj: dict, now: str) -> None:
     """k8s: pkg/apis/apps/v1/defaults.go SetDefaults_Deployment."""
     spec = obj.get("spec")
     if not isinstance(spec, dict):
         return
-    spec.setdefault("replicas", 1)
+    _unset_default(spec, "replicas", 1)   # `if obj.Spec.Replicas == nil` (*int32)
     strategy = spec.setdefault("strategy", {})
     if isinstance(strategy, dict):
         if not strategy.get("type"):
@@ -227,8 +233,8 @@ def default_deployment(obj: dict, now: str) -> None:
             if isinstance(rolling, dict):
                 rolling.setdefault("maxUnavailable", "25%")
                 rolling.setdefault("maxSurge", "25%")
-    spec.setdefault("revisionHistoryLimit", 10)
-    spec.setdefault("progressDeadlineSeconds", 600)
+    _unset_default(spec, "revisionHistoryLimit", 10)      # *int32
+    _unset_default(spec, "progressDeadlineSeconds", 600)  # *int32
     _pod_template(spec)
 
 
@@ -236,7 +242,7 @@ def default_replica_set(obj: dict, now: str) -> None:
     """k8s: SetDefaults_ReplicaSet — replicas 1."""
     spec = obj.get("spec")
     if isinstance(spec, dict):
-        spec.setdefault("replicas", 1)
+        _unset_default(spec, "replicas", 1)   # *int32: null is nil
         _pod_template(spec)
 
 

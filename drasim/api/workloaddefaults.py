@@ -51,8 +51,9 @@ def default_stateful_set(obj: dict, now: str) -> None:
     if isinstance(policy, dict):
         policy.setdefault("whenDeleted", "Retain")
         policy.setdefault("whenScaled", "Retain")
-    spec.setdefault("replicas", 1)
-    spec.setdefault("revisionHistoryLimit", 10)
+    for key, value in (("replicas", 1), ("revisionHistoryLimit", 10)):   # *int32: JSON null is nil, then defaulted
+        if spec.get(key) is None:
+            spec[key] = value
     default_pod_template(spec.get("template"))
 
 

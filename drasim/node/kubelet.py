@@ -190,8 +190,9 @@ class Kubelets:
                         continue
                     if served is None:
                         status = (pod.get("status") or {}).get("extendedResourceClaimStatus") or {}
-                        served = {(m.get("containerName"), m.get("resourceName"))
-                                  for m in status.get("requestMappings") or ()}
+                        # A null entry decodes to a zero RequestMapping in Go (encoding/json: null
+                        # into a struct is a no-op): it names no container, so it serves none.
+                        served = {(m.get("containerName"), m.get("resourceName")) for m in _request_mappings(status)}
                     if (c.get("name"), name) not in served:
                         return cls._full_extended_share(pod)
         for name in spec.get("overhead") or ():
@@ -291,7 +292,7 @@ class Kubelets:
         """Requests kubelet admits on; with allocatable None, names the node lacks are kept."""
         mapped: dict[str, set[str]] = {}
         status = (pod.get("status") or {}).get("extendedResourceClaimStatus") or {}
-        for m in status.get("requestMappings") or ():
+        for m in _request_mappings(status):
             mapped.setdefault(m.get("containerName"), set()).add(m.get("resourceName"))
         stripped = {"spec": dict(pod["spec"])}
         for key in ("containers", "initContainers"):
@@ -335,8 +336,8 @@ class Kubelets:
                     mounted.setdefault(*prepared[ref["name"]][(r["driver"], request)])
             ext_claim = claims.get("\x00extended")
             if ext_claim is not None:
-                mappings = pod["status"]["extendedResourceClaimStatus"].get("requestMappings") or []
-                wanted = {m["requestName"] for m in mappings if m.get("containerName") == c["name"]}
+                mappings = _request_mappings(pod["status"]["extendedResourceClaimStatus"])
+                wanted = {m.get("requestName") for m in mappings if m.get("containerName") == c["name"]}
                 for r in ext_claim["status"]["allocation"]["devices"]["results"]:
                     if r["request"] in wanted:
                         ids.append(cdi_id(r["driver"], ext_claim["metadata"]["uid"], r["device"]))
@@ -422,3 +423,9 @@ class Kubelets:
                       state={"terminated": {"exitCode": 0, "reason": "Completed",
                                             "startedAt": started, "finishedAt": now}})
         self.store.update_status(dict(pod, status=status), copy=False)
+
+
+def _request_mappings(status: dict) -> list[dict]:
+    """extendedResourceClaimStatus.requestMappings, a null entry read as Go reads it: a zero
+    RequestMapping (encoding/json: null into a struct is a no-op), which names no container."""
+    return [m if m is not None else {} for m in status.get("requestMappings") or ()]

@@ -152,9 +152,10 @@ def test_estimate_is_fast_for_the_longest_expression():
     """A 10 KiB expression is estimated in well under a second."""
     expression = " && ".join(f'device.attributes["d{i}"].m.all(x, x.matches("a+b"))' for i in range(180))
     assert 9000 < len(expression) <= 10 * 1024
-    start = time.perf_counter()
+    # CPU seconds of this process: the evaluation's own work, not a shared machine's load
+    start = time.process_time()
     validate_selector(expression)
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
 
 
 def test_size_estimator_paths():
@@ -186,11 +187,11 @@ def test_memory_guard_stops_growth_before_it_happens():
     """Nine chained replace() would build a 10^9-character string; the evaluation fails with
     cel-go's cost-limit error at once instead of exhausting memory."""
     selector = compile_selector('"a"' + '.replace("a", "aaaaaaaaaa")' * 9 + ".size() > 0")
-    start = time.perf_counter()
+    start = time.process_time()
     with pytest.raises(CelRuntimeError) as err:
         selector.matches(DEVICE)
     assert str(err.value) == COST_LIMIT_EXCEEDED
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
 
 
 def test_memory_guard_lets_valid_growth_run():

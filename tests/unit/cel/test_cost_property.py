@@ -43,7 +43,8 @@ def test_building_selectors_end_quickly(text):
     """Whatever the API server's estimate, evaluation answers or fails with a CEL runtime
     error, within a few seconds."""
     expression = f"{text}.size() >= 0"
-    start = time.perf_counter()
+    # CPU seconds of this process: the evaluation's own work, not a shared machine's load
+    start = time.process_time()
     found = validate_selector(expression)
     assert found == [] or found[0][0] in ("Forbidden", "Invalid", "TooLong")
     if len(expression) <= 10 * 1024 and (found == [] or found[0][0] == "Forbidden"):
@@ -51,7 +52,7 @@ def test_building_selectors_end_quickly(text):
             assert compile_selector(expression).matches(DEVICE) is True
         except CelRuntimeError as err:
             assert "actual cost limit exceeded" in str(err)
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5
 
 
 @settings(max_examples=40, deadline=None)

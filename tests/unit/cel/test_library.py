@@ -146,10 +146,11 @@ def test_find_is_linear_time():
     answers at once (Python's re would take 2^63 steps)."""
     import time
     device = device_input("a" * 63, {"name": "x"})
-    start = time.perf_counter()
+    # CPU seconds of this process: the evaluation's own work, not a shared machine's load
+    start = time.process_time()
     assert compile_selector('device.driver.find("(a*)*b") == ""').matches(device) is True
     assert compile_selector('device.driver.findAll("(a|aa)*c").size() == 0').matches(device) is True
-    assert time.perf_counter() - start < 1
+    assert time.process_time() - start < 1
 
 
 def test_find_bad_pattern_has_gos_words():
