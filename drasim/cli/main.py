@@ -476,7 +476,7 @@ def main(argv: list[str] | None = None) -> int:
             from drasim.api.nesting import run_with_room
 
             return run_with_room(_dispatch, args)   # manifests may nest 10,000 levels deep, as in Kubernetes
-        return _dispatch(args)   # serve, sweep, bench stay on the main thread (signals, Ray, Ctrl-C reports)
+        return _dispatch(args)   # sweep, bench stay on the main thread (Ray, Ctrl-C reports); serve makes its own room
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1

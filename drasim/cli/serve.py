@@ -108,7 +108,7 @@ def build(phases: list, speed: float, seed: int, journal=None, gates=None):
     return live, hub
 
 
-async def _serve(args, live, hub) -> int:
+async def _serve(args, live, hub, stopper: dict) -> int:
     from aiohttp import web
 
     from drasim.server.app import Server
@@ -152,8 +152,7 @@ async def _serve(args, live, hub) -> int:
           f"  kubectl get nodes", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
+    stopper["stop"] = lambda: loop.call_soon_threadsafe(stop.set)   # the main thread's signal handlers call it
     pump = asyncio.create_task(live.run())
     await stop.wait()
     pump.cancel()
@@ -177,14 +176,40 @@ def run(args: argparse.Namespace) -> int:
     _bind_address(args.bind_address)   # refused before anything is loaded
     from drasim.server.security import parse_modes
     parse_modes(args.authorization_mode)
-    journal = None
     if args.data_dir and args.etcd_servers:
         raise InputError("--data-dir and --etcd-servers: give one place to keep the cluster, not both")
+    # Objects may nest as deep as Kubernetes lets them (an opaque parameter of 10 KiB, thousands
+    # of levels): loading, every request, the journal and the encoded responses run in a thread
+    # with room for them (nesting.run_with_room), as the batch commands do. Signals reach only the
+    # main thread: its handlers stop the loop; before the loop runs they interrupt as usual.
+    from drasim.api.nesting import run_with_room
+    stopper: dict = {}
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+    def on_signal(signum, frame) -> None:
+        if "stop" in stopper:
+            stopper["stop"]()
+        elif signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        else:
+            raise SystemExit(128 + signum)
+
+    for sig in previous:
+        signal.signal(sig, on_signal)
+    try:
+        return run_with_room(_run, args, stopper)
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _run(args: argparse.Namespace, stopper: dict) -> int:
+    journal = None
     if args.etcd_servers:
         from drasim.store.etcd import EtcdUnreachable, open_etcd
         try:
             journal = open_etcd(args.etcd_servers)
-            return asyncio.run(_serve(args, *build(_load(args), args.speed, args.seed, journal, args.gates)))
+            return asyncio.run(_serve(args, *build(_load(args), args.speed, args.seed, journal, args.gates), stopper))
         except EtcdUnreachable as e:   # the line kube-apiserver's users look for, no traceback
             print(f"drasim serve: {e}", file=sys.stderr)
             return 1
@@ -192,4 +217,4 @@ def run(args: argparse.Namespace) -> int:
         from drasim.store.sqlite import open_data_dir
         journal = open_data_dir(args.data_dir)
     live, hub = build(_load(args), args.speed, args.seed, journal, args.gates)
-    return asyncio.run(_serve(args, live, hub))
+    return asyncio.run(_serve(args, live, hub, stopper))
