@@ -10,11 +10,13 @@ that file's, including the ones a user meets with a typo (`found '', expected: '
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from drasim.api.fielderrors import FieldError, invalid
 from drasim.api.validation.common import is_label_value, is_qualified_name
 
+_DECIMAL = re.compile(r"[+-]?[0-9]+")
 _SPECIAL = frozenset("=!(),><")
 _WHITESPACE = frozenset(" \t\r\n")
 _TOKENS = {")": "CLOSE", ",": "COMMA", "!": "NOT", "==": "EQEQ", "=": "EQ", ">": "GT", "in": "IN",
@@ -46,11 +48,19 @@ class Requirement:
             return self.key not in labels
         if value is None or len(self.values) != 1:
             return False
-        try:
-            have, want = int(value), int(self.values[0])
-        except ValueError:
+        have, want = parse_int64(value), parse_int64(self.values[0])
+        if have is None or want is None:
             return False
         return have > want if self.operator == "gt" else have < want
+
+
+def parse_int64(text: str) -> int | None:
+    """Go's strconv.ParseInt(text, 10, 64), or None where it fails: an optional sign and ASCII
+    digits only (Python's int also takes "1_0", spaces and other digits) within int64."""
+    if not _DECIMAL.fullmatch(text):
+        return None
+    n = int(text)
+    return n if -2**63 <= n < 2**63 else None
 
 
 def _lex(text: str) -> list[tuple[str, str]]:
@@ -194,9 +204,7 @@ def _new(key: str, op: str, values: tuple[str, ...]) -> Requirement:
     errs: list[FieldError] = []
     if op in ("gt", "lt"):
         for i, v in enumerate(values):
-            try:
-                int(v, 10)
-            except ValueError:
+            if parse_int64(v) is None:
                 errs.append(invalid(f"values[{i}]", v, "for 'Gt', 'Lt' operators, the value must be an integer"))
     for i, v in enumerate(values):
         if problems := is_label_value(v):

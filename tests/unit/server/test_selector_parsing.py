@@ -31,6 +31,8 @@ def test_the_grammar():
     ("a!", "unable to parse requirement: found '!', expected: in, notin, =, ==, !=, gt, lt"),
     ("n>x", "unable to parse requirement: values[0]: Invalid value: \"x\": for 'Gt', 'Lt' operators, "
             "the value must be an integer"),
+    ("n>1_0", "unable to parse requirement: values[0]: Invalid value: \"1_0\": for 'Gt', 'Lt' operators, "
+              "the value must be an integer"),   # strconv.ParseInt(v, 10, 64): no digit separators
     ("a%=b", 'unable to parse requirement: <nil>: Invalid value: "a%": name part must consist of'),
     ("a=@", 'unable to parse requirement: values[0][a]: Invalid value: "@": a valid label must be'),
 ])
@@ -43,6 +45,9 @@ def test_errors_read_as_labels_parse_writes_them(text, message):
 def test_matching():
     [gt] = parse("n>5")
     assert gt.matches({"n": "6"}) and not gt.matches({"n": "5"}) and not gt.matches({"n": "x"}) and not gt.matches({})
+    # Label values compared as strconv.ParseInt reads them: "1_0" (a valid label value) is no number,
+    # nor is one past int64.
+    assert not gt.matches({"n": "1_0"}) and not gt.matches({"n": str(2**63)}) and gt.matches({"n": "+7"})
     [notin] = parse("a notin (x)")
     assert notin.matches({}) and notin.matches({"a": "y"}) and not notin.matches({"a": "x"})
     [absent] = parse("!a")
