@@ -36,6 +36,7 @@ from drasim.scheduler.plugins.gangscheduling import GangScheduling, group_key
 from drasim.scheduler.plugins.imagelocality import ImageLocality
 from drasim.scheduler.plugins import names
 from drasim.scheduler.plugins.registry import REGISTRY
+from drasim.scheduler.plugins.schedulinggates import gate_names
 from drasim.scheduler.queue import Hint, SchedulingQueue
 from drasim.scheduler.scheduler import Scheduler
 from drasim.sim.clock import Clock
@@ -253,6 +254,11 @@ class ControlPlane:
                 return None
             old_claims = ((ev.old or {}).get("status") or {}).get("resourceClaimStatuses")
             if old_claims != (pod.get("status") or {}).get("resourceClaimStatuses"):
+                return Hint(pods=frozenset((pod["metadata"]["uid"],)))
+            if ev.old is not None and gate_names(ev.old) and gate_names(ev.old) != gate_names(pod):
+                # k8s: UpdatePodSchedulingGatesEliminated (SchedulingGates EventsToRegister). drasim
+                # also re-runs PreEnqueue when only some gates go, so its explanation names the
+                # gates left; the pod stays held either way.
                 return Hint(pods=frozenset((pod["metadata"]["uid"],)))
             return None
         if kind == "ResourceClaim":

@@ -157,6 +157,25 @@ def default_pod(obj: dict, now: str) -> None:
         status.setdefault("phase", "Pending")
         if "qosClass" not in status:   # a snapshot's pods have theirs: not worked out again
             status["qosClass"] = qos_class(spec)
+        _scheduling_gated_condition(spec, status, now)
+
+
+def _scheduling_gated_condition(spec: dict, status: dict, now: str) -> None:
+    """A pod created with schedulingGates and no PodScheduled condition gets PodScheduled=False,
+    reason SchedulingGated (k8s: pkg/registry/core/pod/strategy.go applySchedulingGatedCondition,
+    from PrepareForCreate only: removing the gates later leaves it for the scheduler to overwrite)."""
+    if not (isinstance(spec.get("schedulingGates"), list) and spec["schedulingGates"]):
+        return
+    conditions = status.get("conditions")
+    if conditions is None:
+        conditions = status["conditions"] = []
+    elif not isinstance(conditions, list):
+        return   # a wrong type is decoding's to report
+    if any(isinstance(c, dict) and c.get("type") == "PodScheduled" for c in conditions):
+        return
+    conditions.append({"type": "PodScheduled", "status": "False", "lastProbeTime": None,
+                       "lastTransitionTime": now, "reason": "SchedulingGated",
+                       "message": "Scheduling is blocked due to non-empty scheduling gates"})
 
 
 def qos_class(spec: dict) -> str:

@@ -20,6 +20,9 @@ from dataclasses import dataclass, field
 from typing import Iterable
 
 from drasim.sim.clock import Clock
+from drasim.scheduler.plugins.names import SCHEDULING_GATES
+
+_HELD_BY_GATES = {SCHEDULING_GATES}
 
 INITIAL_BACKOFF = 1.0   # k8s: podInitialBackoffSeconds
 MAX_BACKOFF = 10.0      # k8s: podMaxBackoffSeconds
@@ -222,7 +225,10 @@ class SchedulingQueue:
         self._unschedulable[info.uid] = info
         for plugin in info.unschedulable_plugins:
             self._by_plugin.setdefault(plugin, set()).add(info.uid)
-        if gated:
+        if gated and info.unschedulable_plugins != _HELD_BY_GATES:
+            # A pod held by its own schedulingGates comes back only when they are removed
+            # (SchedulingGates registers for that pod update alone); a cluster event for the
+            # other PreEnqueue plugins (Hint.gated) would only re-run it.
             self._gated.add(info.uid)
 
     def done(self, uid: str) -> None:

@@ -326,9 +326,16 @@ class Resources:
         if not isinstance(target, dict) or not target.get("name"):
             raise st.ApiError(422, "Invalid", 'Binding "" is invalid: target.name: Required value', {})
         pod = self.get(t)
-        if pod["spec"].get("nodeName"):
-            raise st.ApiError(409, "Conflict", f'Operation cannot be fulfilled on pods/binding "{t.name}": pod '
-                              f'{t.name} is already assigned to node "{pod["spec"]["nodeName"]}"',
+        if pod["metadata"].get("deletionTimestamp"):
+            refused = f"pod {t.name} is being deleted, cannot be assigned to a host"
+        elif pod["spec"].get("nodeName"):
+            refused = f'pod {t.name} is already assigned to node "{pod["spec"]["nodeName"]}"'
+        elif pod["spec"].get("schedulingGates"):
+            refused = f"pod {t.name} has non-empty .spec.schedulingGates"   # a scheduling un-ready pod
+        else:
+            refused = None
+        if refused is not None:
+            raise st.ApiError(409, "Conflict", f'Operation cannot be fulfilled on pods/binding "{t.name}": {refused}',
                               {"name": t.name, "kind": "pods/binding"})
         new = clone(pod)
         new["spec"]["nodeName"] = target["name"]

@@ -85,6 +85,10 @@ POD_COLUMNS = [NAME, _col("Ready", description="The aggregate readiness state of
 def _pod_row(pod: dict, now: float) -> list:
     spec, status, md = pod.get("spec") or {}, pod.get("status") or {}, pod.get("metadata") or {}
     reason = status.get("reason") or status.get("phase") or ""
+    # k8s: printers.go printPod — a pod whose PodScheduled condition says SchedulingGated shows that.
+    if any(c.get("type") == "PodScheduled" and c.get("reason") == "SchedulingGated"
+           for c in status.get("conditions") or () if isinstance(c, dict)):
+        reason = "SchedulingGated"
     restarts, ready, running = 0, 0, False
     for cs in reversed(status.get("containerStatuses") or []):
         restarts += cs.get("restartCount") or 0

@@ -173,6 +173,12 @@ def test_binding_and_eviction(server):
     assert server.call("GET", PODS + "/p-bind")[1]["spec"]["nodeName"] == "n-bind"
     code, s = server.call("POST", PODS + "/p-bind/binding", {"target": {"name": "other"}})
     assert (code, s["reason"]) == (409, "Conflict")
+    gated = pod("p-gated", schedulerName="nobody")
+    gated["spec"]["schedulingGates"] = [{"name": "example.com/hold"}]
+    server.call("POST", PODS, gated)
+    code, s = server.call("POST", PODS + "/p-gated/binding", {"target": {"name": "n-bind"}})
+    assert (code, s["message"]) == (409, 'Operation cannot be fulfilled on pods/binding "p-gated": '
+                                         'pod p-gated has non-empty .spec.schedulingGates')
     code, s = server.call("POST", PODS + "/p-bind/eviction",
                           {"apiVersion": "policy/v1", "kind": "Eviction", "metadata": {"name": "p-bind"}})
     assert code == 201

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import json
+import queue
 import subprocess
+import threading
 import time
 
 import pytest
@@ -113,20 +115,39 @@ def test_diff_and_server_dry_runs_change_nothing(cluster):
 
 
 def test_watch_sees_pending_then_running(cluster):
-    env_kubectl = cluster.kubectl  # same kubeconfig and cache
-    watcher = subprocess.Popen([*_kubectl_cmd(cluster), "get", "pods", "-w", "--request-timeout=8s"],
+    # The pod is held Pending by a scheduling gate until the watch has printed it, so the
+    # test does not depend on how fast kubectl starts on a loaded machine.
+    cluster.kubectl("apply", "-f", "-", input="apiVersion: v1\nkind: Pod\nmetadata: {name: watched}\n"
+                                              "spec:\n  schedulingGates: [{name: example.com/hold}]\n"
+                                              "  containers: [{name: c, image: pause}]\n")
+    watcher = subprocess.Popen([*_kubectl_cmd(cluster), "get", "pods", "-w", "--request-timeout=20s"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_env(cluster))
+    lines: queue.Queue[str] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in watcher.stdout], daemon=True).start()
+
+    def next_state(timeout=15):
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = lines.get(timeout=left)
+            except queue.Empty:
+                break
+            if line.startswith("watched "):
+                return line.split()[2]
+        pytest.fail("the watch printed no line for pod watched")
+
     try:
-        time.sleep(0.8)
-        env_kubectl("apply", "-f", "-", input="apiVersion: v1\nkind: Pod\nmetadata: {name: watched}\n"
-                                              "spec:\n  containers: [{name: c, image: pause}]\n")
-        env_kubectl("wait", "--for=condition=Ready", "pod/watched", "--timeout=10s")
-        time.sleep(0.5)
+        assert next_state() == "SchedulingGated"
+        cluster.kubectl("patch", "pod", "watched", "--type=json",
+                        "-p", '[{"op": "remove", "path": "/spec/schedulingGates"}]')
+        cluster.kubectl("wait", "--for=condition=Ready", "pod/watched", "--timeout=10s")
+        seen = [next_state()]
+        while seen[-1] != "Running":
+            seen.append(next_state())
+        assert set(seen) <= {"SchedulingGated", "Pending", "ContainerCreating", "Running"}, seen
     finally:
         watcher.terminate()
-        out, _ = watcher.communicate(timeout=10)
-    states = [line.split()[2] for line in out.splitlines() if line.startswith("watched ")]
-    assert states[0] == "Pending" and states[-1] == "Running", out
+        watcher.communicate(timeout=10)
     assert cluster.kubectl("delete", "pod", "watched").stdout.strip() == 'pod "watched" deleted from default namespace'
     assert cluster.kubectl("get", "pod", "watched", check=False).stderr.strip() == \
         'Error from server (NotFound): pods "watched" not found'

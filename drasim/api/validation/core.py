@@ -169,6 +169,9 @@ def validate_pod(obj: dict, old: dict | None = None) -> Errors:
     memo.validate("pod.spec:after-nodeName", (shared, ephemeral_forbidden),
                   lambda out: _pod_spec_rest(spec, ephemeral_forbidden, out), errs,
                   (shared_text, ephemeral_forbidden))
+    if old is None and isinstance(node_name, str) and node_name and spec.get("schedulingGates"):
+        # k8s: ValidatePodCreate — a pod cannot be assigned a node while gates remain.
+        errs.append(forbidden(path.child("nodeName"), "cannot be set until all schedulingGates have been cleared"))
     if old is not None and isinstance(old.get("spec"), dict):   # k8s: ValidatePodUpdate
         podupdate.validate_pod_spec_update(spec, old["spec"], errs)
     return errs
@@ -223,6 +226,17 @@ def _pod_spec_rest(spec: dict, ephemeral_forbidden: bool, errs: Errors) -> None:
     tolerations = get_list(spec, "tolerations", path, errs)
     for _, toleration, p in dict_items(tolerations if isinstance(tolerations, list) else [], path.child("tolerations"), errs):
         _validate_toleration(toleration, p, errs)
+    gates = get_list(spec, "schedulingGates", path, errs)
+    seen_gates: set[str] = set()
+    for i, gate, p in dict_items(gates if isinstance(gates, list) else [], path.child("schedulingGates"), errs):
+        # k8s: validateSchedulingGates — each name qualified (reported at the entry, not .name), no repeats.
+        name = get_str(gate, "name", p, errs)
+        if not isinstance(name, str):
+            name = ""
+        errs.extend(common.messages_as_errors(common.is_qualified_name(name), p, name))
+        if name in seen_gates:
+            errs.append(duplicate(p, name))
+        seen_gates.add(name)
 
 
 # --- scheduling enumerations: taints, tolerations, node affinity ------------------------------------

@@ -18,6 +18,7 @@ from drasim.scheduler.plugins.nodeports import NodePorts
 from drasim.scheduler.plugins.noderesources import BalancedAllocation, Fit
 from drasim.scheduler.plugins.nodeunschedulable import NodeUnschedulable
 from drasim.scheduler.plugins.podtopologyspread import PodTopologySpread
+from drasim.scheduler.plugins.schedulinggates import SchedulingGates
 from drasim.scheduler.plugins.tainttoleration import TaintToleration
 
 if TYPE_CHECKING:
@@ -102,6 +103,7 @@ def _inter_pod_affinity(handle: Handle, args: dict | None) -> InterPodAffinity:
 
 
 REGISTRY: dict[str, PluginFactory] = {
+    names.SCHEDULING_GATES: lambda handle, args: SchedulingGates(),
     names.NODE_UNSCHEDULABLE: lambda handle, args: NodeUnschedulable(),
     names.NODE_NAME: lambda handle, args: NodeName(),
     names.TAINT_TOLERATION: lambda handle, args: TaintToleration(

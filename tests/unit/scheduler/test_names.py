@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from drasim.api.extendedresource import ExtendedResourceCache
-from drasim.scheduler.framework import FilterPlugin, ScorePlugin
+from drasim.scheduler.framework import FilterPlugin, PreEnqueuePlugin, ScorePlugin
 from drasim.scheduler.plugins import names
 from drasim.scheduler.plugins.registry import REGISTRY
 
@@ -33,6 +33,6 @@ def test_registry_builds_plugins_with_profile_weights():
     for name, factory in REGISTRY.items():
         plugin = factory(handle, None)
         assert plugin.name == name
-        assert isinstance(plugin, (FilterPlugin, ScorePlugin))
+        assert isinstance(plugin, (FilterPlugin, ScorePlugin, PreEnqueuePlugin))
         if isinstance(plugin, ScorePlugin):
             assert plugin.weight == names.SCORE_WEIGHTS[name]
