@@ -163,7 +163,7 @@ class ControlPlane:
                     nominate=lambda pod, node: self.scheduler.nominate(pod, node),
                     now=lambda: self.clock.now,
                     budgets=lambda: self.store.list("PodDisruptionBudget")))
-            elif entry.simulated and entry.name in REGISTRY:
+            elif entry.simulated and entry.name in REGISTRY:   # the rest: a test checks nothing simulated is left out
                 plugins.append(REGISTRY[entry.name](self, None))
         if self._gate("GenericWorkload"):   # k8s: applyFeatureGates adds GangScheduling
             self.gang = GangScheduling(self.store)

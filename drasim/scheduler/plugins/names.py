@@ -67,7 +67,7 @@ DEFAULT_PROFILE: tuple[ProfileEntry, ...] = (
     ProfileEntry(POD_TOPOLOGY_SPREAD, 2),
     ProfileEntry(INTER_POD_AFFINITY, 2),
     ProfileEntry(DYNAMIC_RESOURCES),
-    ProfileEntry(DEFAULT_PREEMPTION, simulated=False),
+    ProfileEntry(DEFAULT_PREEMPTION),
     ProfileEntry(NODE_RESOURCES_BALANCED_ALLOCATION, 1),
     ProfileEntry(IMAGE_LOCALITY, 1),   # scores nodes by status.images (snapshots of real clusters)
     ProfileEntry(DEFAULT_BINDER),

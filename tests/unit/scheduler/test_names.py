@@ -36,3 +36,12 @@ def test_registry_builds_plugins_with_profile_weights():
         assert isinstance(plugin, (FilterPlugin, ScorePlugin, PreEnqueuePlugin))
         if isinstance(plugin, ScorePlugin):
             assert plugin.weight == names.SCORE_WEIGHTS[name]
+
+
+def test_every_simulated_plugin_of_the_profile_is_built():
+    """A plugin the profile marks simulated but nothing builds is silently skipped (SchedulingGates was:
+    gated pods were scheduled at once). The queue sort and the binder are the scheduler's own code."""
+    from drasim.controlplane import ControlPlane
+    built = {p.name for p in ControlPlane().scheduler.profile.plugins}
+    own = {names.PRIORITY_SORT, names.DEFAULT_BINDER}
+    assert {e.name for e in names.DEFAULT_PROFILE if e.simulated} - own == built - {"GangScheduling"}
