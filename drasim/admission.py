@@ -10,9 +10,9 @@ stored, so a rejected request changes nothing.
 """
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Mapping, Sequence
 
-from drasim import featuregates
+from drasim import featuregates, priorityadmission
 from drasim.api import decode, kinds
 from drasim.api.decodedjson import copy_decoded
 from drasim.api.defaults import apply_defaults
@@ -73,8 +73,9 @@ def admin_access_errors(store: MemoryStore, kind: kinds.Kind, obj: dict, pending
 
 def prepare(store: MemoryStore, kind: kinds.Kind, obj: dict, old: dict | None, source: str,
             pending: list[dict] = (), gates: Mapping[str, bool] = featuregates.DEFAULTS,
-            decoded: bool = False, owned: bool = False) -> dict:
+            decoded: bool = False, owned: bool = False, phase_classes: Sequence[dict] = ()) -> dict:
     """A decoded, defaulted, named and validated copy of obj, ready to store; raises InputError.
+    `phase_classes`: the PriorityClasses of the phase being admitted, not stored yet.
     `decoded`: obj is already what decode_body returned. `owned`: the caller hands obj over
     (nothing else holds or reads it), so it is defaulted in place instead of in a copy."""
     if not decoded:
@@ -92,7 +93,13 @@ def prepare(store: MemoryStore, kind: kinds.Kind, obj: dict, old: dict | None, s
     drop_disabled_fields(kind.kind, obj, old, gates)
     if old is None and kind.kind in DROPPED_ON_CREATE:
         obj.pop("status", None)
+    given = _requested_priority(obj) if kind.kind == "Pod" else None
     apply_defaults(obj, store.clock.timestamp(), old, namespaced=kind.namespaced)
+    # Mutating admission runs before the name is generated (BeforeCreate, below).
+    if given is not None:
+        priorityadmission.admit_pod(store, obj, given, old, phase_classes, source)
+    elif kind.kind == "PriorityClass":
+        priorityadmission.validate_priority_class(store, obj, old, phase_classes, source)
     if old is None:   # k8s: BeforeCreate names the object and gives it a uid before validation
         if not md.get("name"):
             md["name"] = store.generate_name(kind, md["generateName"], md.get("namespace") or "")
@@ -104,6 +111,14 @@ def prepare(store: MemoryStore, kind: kinds.Kind, obj: dict, old: dict | None, s
         name = md.get("name") or md.get("generateName") or ""
         raise InvalidObject(kind.kind_group, name if isinstance(name, str) else "", errors, source)
     return obj
+
+
+def _requested_priority(pod: dict) -> tuple[object, object]:
+    """spec.priority and spec.preemptionPolicy as the request held them, before defaulting."""
+    spec = pod.get("spec")
+    if not isinstance(spec, dict):
+        return priorityadmission.GIVEN_NOTHING
+    return spec.get("priority"), spec.get("preemptionPolicy")
 
 
 def admit(store: MemoryStore, er_cache, kind: kinds.Kind, obj: dict, source: str,

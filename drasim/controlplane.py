@@ -307,6 +307,7 @@ class ControlPlane:
             if doc.kind is kinds.PHASE_OPERATIONS:
                 operations.extend(phaseops.parse(doc.obj, doc.source))
         pending_namespaces = namespacelifecycle.PendingNamespaces(d.obj for d in documents if d.kind is kinds.NAMESPACE)
+        phase_classes = [d.obj for d in documents if d.kind is kinds.PRIORITY_CLASS and isinstance(d.obj, dict)]
         quota_created = False
         for doc in documents:
             if doc.kind is kinds.PHASE_OPERATIONS:
@@ -326,7 +327,8 @@ class ControlPlane:
             old = self.store.get(doc.kind.kind, ns, name) if lookup else None
             obj = body if old is None else _merge_for_apply(old, body, doc.kind)
             # The merge built a tree of its own: no second copy of it either.
-            obj = self._prepare(doc.kind, obj, old, doc.source, creates, decoded=True, owned=owned or old is not None)
+            obj = self._prepare(doc.kind, obj, old, doc.source, creates, decoded=True, owned=owned or old is not None,
+                                phase_classes=phase_classes)
             if old is None:
                 problem = namespacelifecycle.admission_error(self.store, doc.kind, obj, pending_namespaces, doc.source,
                                                              name=md.get("name") or md.get("generateName"))
@@ -483,13 +485,13 @@ class ControlPlane:
         return f"{kind.api_version} {kind.plural} is served only with the {gate} feature gate on"
 
     def _prepare(self, kind: kinds.Kind, obj: dict, old: dict | None, source: str, pending: list[dict] = (),
-                 decoded: bool = False, owned: bool = False) -> dict:
+                 decoded: bool = False, owned: bool = False, phase_classes: list[dict] = ()) -> dict:
         """admission.prepare, counted per kind (`admitted`: what went through the whole write path)."""
         unserved = self.unserved(kind)
         if unserved:
             raise ManifestError(f"{source}: the server could not find the requested resource ({unserved})")
         prepared = admission.prepare(self.store, kind, obj, old, source, pending, self.options.gates,
-                                     decoded=decoded, owned=owned)
+                                     decoded=decoded, owned=owned, phase_classes=phase_classes)
         self.admitted[kind.kind] += 1
         return prepared
 

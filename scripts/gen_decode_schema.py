@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Generate drasim/api/decode_schema.py: the Go types of every kind drasim decodes.
 
-Reads the Go struct definitions of k8s.io/api (core/v1, resource/v1, apps/v1, batch/v1, policy/v1) and
+Reads the Go struct definitions of k8s.io/api (core/v1, resource/v1, apps/v1, batch/v1, policy/v1, scheduling) and
 k8s.io/apimachinery (meta/v1) and writes, for every struct reachable from the kinds' root
 types, its JSON field names and Go types. The table is data (names and types only); drasim's
 decoder (drasim/api/decode.py) compiles it.
@@ -26,12 +26,14 @@ ROOTS = {
     "DaemonSet": "apps/v1.DaemonSet", "Job": "batch/v1.Job",
     "PodDisruptionBudget": "policy/v1.PodDisruptionBudget",
     "PodGroup": "scheduling/v1beta1.PodGroup", "Workload": "scheduling/v1beta1.Workload",
+    "PriorityClass": "scheduling/v1.PriorityClass",
 }
 
 # Import path -> the package key used in the table.
 PACKAGES = {
     "k8s.io/api/core/v1": "core/v1", "k8s.io/api/resource/v1": "resource/v1", "k8s.io/api/apps/v1": "apps/v1",
     "k8s.io/api/batch/v1": "batch/v1", "k8s.io/api/policy/v1": "policy/v1",
+    "k8s.io/api/scheduling/v1": "scheduling/v1",
     "k8s.io/api/scheduling/v1beta1": "scheduling/v1beta1",
     "k8s.io/api/scheduling/v1alpha3": "scheduling/v1alpha3",
     "k8s.io/apimachinery/pkg/apis/meta/v1": "meta/v1",
@@ -44,6 +46,7 @@ SOURCES = {  # package key -> (repo, files)
     "apps/v1": ("api", ["apps/v1/types.go"]),
     "batch/v1": ("api", ["batch/v1/types.go"]),
     "policy/v1": ("api", ["policy/v1/types.go"]),
+    "scheduling/v1": ("api", ["scheduling/v1/types.go"]),
     "scheduling/v1beta1": ("api", ["scheduling/v1beta1/types.go"]),   # GenericWorkload (beta, off)
     "scheduling/v1alpha3": ("api", ["scheduling/v1alpha3/types.go"]),   # Job's pod group policy
     "meta/v1": ("apimachinery", ["pkg/apis/meta/v1/types.go"]),

@@ -26,6 +26,7 @@ KINDS = {
     'PodDisruptionBudget': 'policy/v1.PodDisruptionBudget',
     'PodGroup': 'scheduling/v1beta1.PodGroup',
     'Workload': 'scheduling/v1beta1.Workload',
+    'PriorityClass': 'scheduling/v1.PriorityClass',
 }
 
 LEAVES = {
@@ -1755,6 +1756,14 @@ STRUCTS = {
         ('sharedCounters', '[]resource/v1.CounterSet'),
         ('partitionTypeAttribute', '*resource/v1.FullyQualifiedName'),
         ('skipNodeOperations', '[]resource/v1.SkipNodeOperation'),
+    ),
+    'scheduling/v1.PriorityClass': (
+        ('', 'meta/v1.TypeMeta'),
+        ('metadata', 'meta/v1.ObjectMeta'),
+        ('value', 'int32'),
+        ('globalDefault', 'bool'),
+        ('description', 'string'),
+        ('preemptionPolicy', '*core/v1.PreemptionPolicy'),
     ),
     'scheduling/v1alpha3.TopologyConstraint': (
         ('key', 'string'),

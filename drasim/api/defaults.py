@@ -265,7 +265,14 @@ def default_replica_set(obj: dict, now: str) -> None:
         _pod_template(spec)
 
 
+def default_priority_class(obj: dict, now: str) -> None:
+    """k8s: pkg/apis/scheduling/v1/defaults.go SetDefaults_PriorityClass."""
+    if obj.get("preemptionPolicy") is None:
+        obj["preemptionPolicy"] = "PreemptLowerPriority"
+
+
 _BY_KIND = {
+    "PriorityClass": default_priority_class,
     "Deployment": default_deployment,
     "ReplicaSet": default_replica_set,
     "ResourceClaim": default_resource_claim,

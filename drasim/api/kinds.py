@@ -68,11 +68,14 @@ DEVICE_TAINT_RULE = Kind(RESOURCE_GROUP, "v1", "DeviceTaintRule", "devicetaintru
 SCHEDULING_GROUP = "scheduling.k8s.io"
 POD_GROUP = Kind(SCHEDULING_GROUP, "v1beta1", "PodGroup", "podgroups", namespaced=True)
 WORKLOAD = Kind(SCHEDULING_GROUP, "v1beta1", "Workload", "workloads", namespaced=True, has_status=False)
+## scheduling.k8s.io/v1: pods' priority (the Priority admission plugin) for preemption and queue order
+PRIORITY_CLASS = Kind(SCHEDULING_GROUP, "v1", "PriorityClass", "priorityclasses", namespaced=False, has_status=False)
 
 ALL_KINDS: tuple[Kind, ...] = (
     NAMESPACE, NODE, POD, RESOURCE_QUOTA, EVENT,
     DEVICE_CLASS, RESOURCE_SLICE, RESOURCE_CLAIM, RESOURCE_CLAIM_TEMPLATE, DEVICE_TAINT_RULE,
-    DEPLOYMENT, REPLICA_SET, STATEFUL_SET, DAEMON_SET, JOB, POD_DISRUPTION_BUDGET, WORKLOAD, POD_GROUP,
+    # scheduling.k8s.io: v1 before v1beta1, so discovery prefers it (the first version of a group)
+    DEPLOYMENT, REPLICA_SET, STATEFUL_SET, DAEMON_SET, JOB, POD_DISRUPTION_BUDGET, PRIORITY_CLASS, WORKLOAD, POD_GROUP,
 )
 # Kinds served only while a feature gate is on (k8s: the group's REST storage checks the gate).
 GATED_KINDS: dict[str, str] = {"PodGroup": "GenericWorkload", "Workload": "GenericWorkload"}
@@ -101,7 +104,7 @@ INPUT_KINDS: tuple[Kind, ...] = tuple(k for k in ALL_KINDS if k is not EVENT)
 
 # Output order of `drasim simulate -o json|yaml`: infrastructure first, then workloads.
 OUTPUT_ORDER: tuple[Kind, ...] = (
-    NAMESPACE, NODE, DEVICE_CLASS, RESOURCE_SLICE, DEVICE_TAINT_RULE,
+    NAMESPACE, NODE, PRIORITY_CLASS, DEVICE_CLASS, RESOURCE_SLICE, DEVICE_TAINT_RULE,
     RESOURCE_CLAIM_TEMPLATE, RESOURCE_CLAIM, DEPLOYMENT, REPLICA_SET, STATEFUL_SET, DAEMON_SET, JOB,
     POD_DISRUPTION_BUDGET, WORKLOAD, POD_GROUP, POD, RESOURCE_QUOTA,
 )
@@ -121,7 +124,6 @@ NOT_SIMULATED: frozenset[tuple[str, str]] = frozenset({
     ("v1", "PersistentVolumeClaim"), ("v1", "PersistentVolume"), ("v1", "LimitRange"), ("v1", "Event"),
     ("v1", "ReplicationController"), ("v1", "PodTemplate"),
     ("apps/v1", "ControllerRevision"), ("batch/v1", "CronJob"),
-    ("scheduling.k8s.io/v1", "PriorityClass"),
     ("networking.k8s.io/v1", "Ingress"), ("networking.k8s.io/v1", "NetworkPolicy"),
     ("networking.k8s.io/v1", "IngressClass"), ("discovery.k8s.io/v1", "EndpointSlice"),
     ("events.k8s.io/v1", "Event"), ("coordination.k8s.io/v1", "Lease"), ("storage.k8s.io/v1", "StorageClass"),

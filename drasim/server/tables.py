@@ -209,8 +209,25 @@ def _pdb_row(pdb: dict, now: float) -> list:
     return [_name(pdb), *shown, int((pdb.get("status") or {}).get("disruptionsAllowed") or 0), _age(pdb, now)]
 
 
+# k8s: printers.go printPriorityClass
+PRIORITY_CLASS_COLUMNS = [NAME,
+                          _col("Value", "integer", description="value represents the integer value of this priority class."),
+                          _col("Global-Default", "boolean", description="globalDefault specifies whether this "
+                               "PriorityClass should be considered as the default priority for pods that do not have "
+                               "any priority class."),
+                          AGE,
+                          _col("PreemptionPolicy", description="preemptionPolicy is the Policy for preempting pods "
+                               "with lower priority.")]
+
+
+def _priority_class_row(pc: dict, now: float) -> list:
+    return [_name(pc), int(pc.get("value") or 0), bool(pc.get("globalDefault")), _age(pc, now),
+            pc.get("preemptionPolicy") or "<unset>"]
+
+
 PRINTERS = {
     "Pod": (POD_COLUMNS, _pod_row),
+    "PriorityClass": (PRIORITY_CLASS_COLUMNS, _priority_class_row),
     "PodDisruptionBudget": (PDB_COLUMNS, _pdb_row),
     "Node": (NODE_COLUMNS, _node_row),
     "Namespace": (NAMESPACE_COLUMNS, lambda o, now: [_name(o), (o.get("status") or {}).get("phase", ""), _age(o, now)]),

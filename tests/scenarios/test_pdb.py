@@ -5,6 +5,7 @@ import pytest
 
 from drasim.controlplane import ControlPlane
 from drasim.errors import InputError
+from tests.priority import prioritise
 
 
 def node(cp, name, cpu="1"):
@@ -16,6 +17,7 @@ def pod(cp, name, cpu="1", priority=0, labels=None, node_name=None):
     spec = {"priority": priority, "containers": [{"name": "c", "image": "i", "resources": {"requests": {"cpu": cpu}}}]}
     if node_name:
         spec["nodeSelector"] = {"kubernetes.io/hostname": node_name}
+    prioritise(cp, spec)
     cp.create({"apiVersion": "v1", "kind": "Pod",
                "metadata": {"name": name, "namespace": "default", "labels": labels or {}}, "spec": spec})
     cp.settle()

@@ -1,5 +1,6 @@
 """DefaultPreemption: lower-priority pods make room for a higher-priority one (k8s: preemption.go)."""
 from drasim.controlplane import ControlPlane
+from tests.priority import prioritise
 
 
 def node(cp, name, cpu="4"):
@@ -9,8 +10,8 @@ def node(cp, name, cpu="4"):
 
 def pod(cp, name, cpu, priority=0, **spec):
     cp.create({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": "default"},
-               "spec": {"priority": priority, "containers": [{"name": "c", "image": "i",
-                                                              "resources": {"requests": {"cpu": cpu}}}], **spec}})
+               "spec": prioritise(cp, {"priority": priority, "containers": [{"name": "c", "image": "i",
+                                       "resources": {"requests": {"cpu": cpu}}}], **spec})})
     cp.settle()
 
 

@@ -256,3 +256,23 @@ def test_drain_waits_for_the_disruption_budget(cluster):
     cluster.kubectl("delete", "pdb", "keep-one")
     cluster.kubectl("delete", "pod", "kept")
 
+
+
+def test_priority_classes_through_kubectl(cluster):
+    cluster.kubectl("apply", "-f", "-", input="apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\n"
+                                              "metadata: {name: training}\nvalue: 1000\npreemptionPolicy: Never\n")
+    table = cluster.kubectl("get", "priorityclasses").stdout.split("\n")
+    assert table[0].split() == ["NAME", "VALUE", "GLOBAL-DEFAULT", "AGE", "PREEMPTIONPOLICY"]
+    row = next(line.split() for line in table if line.startswith("training "))
+    assert (row[1], row[2], row[-1]) == ("1000", "false", "Never")
+    cluster.kubectl("apply", "-f", "-", input="apiVersion: v1\nkind: Pod\nmetadata: {name: trainer}\nspec:\n"
+                                              "  priorityClassName: training\n  containers: [{name: c, image: pause}]\n")
+    assert cluster.kubectl("get", "pod", "trainer", "-o", "jsonpath={.spec.priority} {.spec.preemptionPolicy}"
+                           ).stdout == "1000 Never"
+    refused = cluster.kubectl("apply", "-f", "-", check=False,
+                              input="apiVersion: v1\nkind: Pod\nmetadata: {name: orphan}\nspec:\n"
+                                    "  priorityClassName: nope\n  containers: [{name: c, image: pause}]\n")
+    assert refused.returncode == 1
+    assert 'pods "orphan" is forbidden: no PriorityClass with name nope was found' in refused.stderr
+    cluster.kubectl("delete", "pod", "trainer")
+    cluster.kubectl("delete", "priorityclass", "training")

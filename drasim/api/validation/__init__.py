@@ -16,7 +16,7 @@ from drasim.api.validation.apps import (validate_daemon_set, validate_deployment
 from drasim.api.validation.claim import validate_resource_claim, validate_resource_claim_template
 from drasim.api.validation.core import validate_namespace, validate_node, validate_pod, validate_resource_quota
 from drasim.api.validation.policy import validate_pod_disruption_budget
-from drasim.api.validation.scheduling import validate_pod_group, validate_workload
+from drasim.api.validation.scheduling import validate_pod_group, validate_priority_class, validate_workload
 from drasim.api.validation.resource import LIST_TYPE_ATTRIBUTES, validate_device_class, validate_device_taint_rule
 from drasim.api.validation.slice import validate_resource_slice
 from drasim.api.validation.status import DROPPED_ON_CREATE, validate_status
@@ -41,6 +41,7 @@ VALIDATORS: dict[str, Validator] = {
     "PodDisruptionBudget": validate_pod_disruption_budget,
     "PodGroup": validate_pod_group,
     "Workload": validate_workload,
+    "PriorityClass": validate_priority_class,
 }
 
 

@@ -16,7 +16,7 @@ import dataclasses
 
 from drasim.api.fielderrors import Path, duplicate, forbidden, invalid, not_found, not_supported, required
 from drasim.api.quantity import Quantity
-from drasim.api.validation import common, memo, podupdate
+from drasim.api.validation import common, memo, podupdate, scheduling
 from drasim.api.validation.common import BAD, Errors, dict_items, get_dict, get_list, get_str
 
 _STANDARD_CONTAINER_RESOURCES = frozenset({"cpu", "memory", "ephemeral-storage"})
@@ -226,6 +226,9 @@ def _pod_spec_rest(spec: dict, ephemeral_forbidden: bool, errs: Errors) -> None:
     tolerations = get_list(spec, "tolerations", path, errs)
     for _, toleration, p in dict_items(tolerations if isinstance(tolerations, list) else [], path.child("tolerations"), errs):
         _validate_toleration(toleration, p, errs)
+    policy = get_str(spec, "preemptionPolicy", path, errs)
+    if isinstance(policy, str):   # k8s: validatePodSpec → ValidatePreemptionPolicy
+        scheduling.validate_preemption_policy(policy, path.child("preemptionPolicy"), errs)
     gates = get_list(spec, "schedulingGates", path, errs)
     seen_gates: set[str] = set()
     for i, gate, p in dict_items(gates if isinstance(gates, list) else [], path.child("schedulingGates"), errs):

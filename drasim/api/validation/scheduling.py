@@ -1,11 +1,11 @@
-"""Workload and PodGroup (scheduling.k8s.io/v1beta1, GenericWorkload).
+"""Workload and PodGroup (scheduling.k8s.io/v1beta1, GenericWorkload); PriorityClass (scheduling.k8s.io/v1).
 
 k8s: pkg/apis/scheduling/validation/validation.go (ValidateWorkload, validatePodGroupTemplates,
 validatePodGroupSchedulingPolicy, validateGangSchedulingPolicy, the PodGroup spec's immutability).
 """
 from __future__ import annotations
 
-from drasim.api.fielderrors import Path, duplicate, invalid, required, too_many
+from drasim.api.fielderrors import Path, duplicate, forbidden, invalid, not_supported, required, too_many
 from drasim.api.validation import common
 from drasim.api.validation.common import Errors, get_dict, get_int, get_list
 
@@ -77,4 +77,61 @@ def validate_workload(obj: dict, old: dict | None = None) -> Errors:
                 errs.append(duplicate(tpath, name))
             seen.add(name)
             _policy(t.get("schedulingPolicy"), tpath.child("schedulingPolicy"), errs)
+    return errs
+
+
+# --- PriorityClass (scheduling.k8s.io/v1) -------------------------------------------------------
+# k8s: pkg/apis/scheduling/types.go and helpers.go (the system classes), validation.go
+# (ValidatePriorityClass, ValidatePriorityClassUpdate), core validation ValidatePreemptionPolicy.
+HIGHEST_USER_DEFINABLE_PRIORITY = 1_000_000_000
+SYSTEM_PRIORITY_CLASS_PREFIX = "system-"
+SYSTEM_PRIORITY_CLASSES: dict[str, int] = {       # name -> value; neither is a global default
+    "system-cluster-critical": 2 * HIGHEST_USER_DEFINABLE_PRIORITY,
+    "system-node-critical": 2 * HIGHEST_USER_DEFINABLE_PRIORITY + 1000,
+}
+PREEMPTION_POLICIES = ("PreemptLowerPriority", "Never")
+
+
+def validate_preemption_policy(policy: object, path: Path, errs: Errors) -> None:
+    """k8s: ValidatePreemptionPolicy (for a set *PreemptionPolicy)."""
+    if policy == "":
+        errs.append(required(path, ""))
+    elif policy not in PREEMPTION_POLICIES:
+        errs.append(not_supported(path, policy, PREEMPTION_POLICIES))
+
+
+def _known_system_class(name: str, value: object, global_default: object) -> str | None:
+    """k8s: IsKnownSystemPriorityClass — None when it is one, else why not."""
+    if name not in SYSTEM_PRIORITY_CLASSES:
+        return f"{name} is not a known system priority class"
+    if value != SYSTEM_PRIORITY_CLASSES[name]:
+        return f"value of {name} PriorityClass must be {SYSTEM_PRIORITY_CLASSES[name]}"
+    if bool(global_default):
+        return f"globalDefault of {name} PriorityClass must be false"
+    return None
+
+
+def validate_priority_class(obj: dict, old: dict | None = None) -> Errors:
+    errs: Errors = []
+    md = common.validate_object_meta(obj, namespaced=False, name_fn=common.is_dns1123_subdomain, errs=errs)
+    name = md.get("name") if isinstance(md, dict) and isinstance(md.get("name"), str) else ""
+    value = get_int(obj, "value", Path(), errs)
+    value = value if isinstance(value, int) else 0
+    global_default = common.get_bool(obj, "globalDefault", Path(), errs)
+    if name.startswith(SYSTEM_PRIORITY_CLASS_PREFIX):
+        why = _known_system_class(name, value, global_default)
+        if why is not None:
+            errs.append(forbidden(Path("metadata", "name"), f"priority class names with '{SYSTEM_PRIORITY_CLASS_PREFIX}' "
+                                                            f"prefix are reserved for system use only. error: {why}"))
+    elif value > HIGHEST_USER_DEFINABLE_PRIORITY:
+        errs.append(forbidden(Path("value"), "maximum allowed value of a user defined priority is "
+                                             f"{HIGHEST_USER_DEFINABLE_PRIORITY}"))
+    policy = common.get_str(obj, "preemptionPolicy", Path(), errs)
+    if isinstance(policy, str):
+        validate_preemption_policy(policy, Path("preemptionPolicy"), errs)
+    if old is not None:   # k8s: ValidatePriorityClassUpdate
+        if obj.get("value") != old.get("value"):
+            errs.append(forbidden(Path("value"), "may not be changed in an update."))
+        if obj.get("preemptionPolicy") != old.get("preemptionPolicy"):
+            errs.append(invalid(Path("preemptionPolicy"), obj.get("preemptionPolicy"), _IMMUTABLE))
     return errs

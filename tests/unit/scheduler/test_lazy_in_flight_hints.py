@@ -17,6 +17,7 @@ from drasim.controlplane import ControlPlane, Options
 from drasim.scheduler.queue import Hint
 from drasim.scheduler.scheduler import Scheduler
 from drasim.store import WatchEvent
+from tests.priority import class_name, priority_class
 
 CLASS = {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu"},
          "spec": {"selectors": [{"cel": {"expression": 'device.driver == "gpu.example.com"'}}],
@@ -28,6 +29,8 @@ TEMPLATE = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
 
 def _cluster(cp: ControlPlane, rng: random.Random) -> None:
     cp.create(CLASS)
+    for value in (0, 10, 100, 1000):
+        cp.create(priority_class(value))
     cp.create(TEMPLATE)
     for i in range(rng.randint(1, 4)):
         cp.create({"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"n{i}"},
@@ -41,7 +44,7 @@ def _cluster(cp: ControlPlane, rng: random.Random) -> None:
 
 def _pod(rng: random.Random, index: int) -> dict:
     resources: dict = {"requests": {"cpu": str(rng.randint(1, 3))}}
-    spec: dict = {"priority": rng.choice((0, 10, 100, 1000)),
+    spec: dict = {"priorityClassName": class_name(rng.choice((0, 10, 100, 1000))),
                   "containers": [{"name": "c", "image": "i", "resources": resources}]}
     shape = rng.choice(("cpu", "cpu", "claim", "ext"))
     if shape == "claim":
